@@ -1,0 +1,243 @@
+"""The data every stage hands to the next, as frozen values.
+
+Data flows one way: retrieve → extract → locate → receipt, and ledger + evidence → judgement →
+render. Each arrow carries one of these types, so a stage can be tested with values alone and no
+stage can reach back into another's internals. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class State(str, Enum):
+    """The vocabulary of ``check --json``, the filter's classes and the docs (design.md)."""
+
+    CHECKED = "checked"
+    UNCHECKED = "unchecked"
+    NOT_IN_LEDGER = "not-in-ledger"
+    QUOTE_NOT_FOUND = "quote-not-found"
+    UNRETRIEVABLE = "unretrievable"
+    STALE = "stale"
+    TAMPERED = "tampered"
+    SOURCE_CHANGED = "source-changed"
+    WITHDRAWN = "withdrawn"
+    DISPUTED = "disputed"
+    RETRACTED = "retracted"
+    METADATA_MISMATCH = "metadata-mismatch"
+    RESTRICTED = "restricted"
+
+    @property
+    def is_breakdown(self) -> bool:
+        return self is not State.CHECKED
+
+    @property
+    def title(self) -> str:
+        """Words a reader sees at the claim; never a euphemism for 'not checked'."""
+        return STATE_TITLES[self]
+
+
+STATE_TITLES: Mapping[State, str] = {
+    State.CHECKED: "Checked",
+    State.UNCHECKED: "Unchecked citation: nobody has verified this source",
+    State.NOT_IN_LEDGER: "Unchecked citation: this source is not in the ledger",
+    State.QUOTE_NOT_FOUND: "Citation failed: the quoted words are not in the source",
+    State.UNRETRIEVABLE: "Unchecked citation: the source could not be retrieved",
+    State.STALE: "Unchecked citation: the check no longer applies",
+    State.TAMPERED: "Citation failed: the stored evidence does not match its receipt",
+    State.SOURCE_CHANGED: "Citation failed: the source has changed since it was checked",
+    State.WITHDRAWN: "Withdrawn citation",
+    State.DISPUTED: "Disputed citation: the source does not support this claim",
+    State.RETRACTED: "Retracted work cited",
+    State.METADATA_MISMATCH: "Citation failed: the identifier names a different work",
+    State.RESTRICTED: "Restricted citation: not shown to this audience",
+}
+
+IDENTIFIER_KINDS = ("url", "doi", "arxiv", "isbn", "file")
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """The one resolvable identifier of a source: what ``verify`` sends, and nothing more."""
+
+    kind: str  # one of IDENTIFIER_KINDS
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What one retrieval of one quote found. Written only by ``verify``/``recheck``.
+
+    ``outcome`` is ``found``, ``not-found``, ``unretrievable``, ``changed`` or ``gone``. A
+    ``found`` receipt proves nothing by itself: ``judge`` re-validates it against the evidence.
+    """
+
+    outcome: str
+    identifier: str
+    retrieved_at: str
+    tool: str
+    writer_quote_sha256: str
+    reason: str | None = None
+    requested_url: str | None = None
+    url: str | None = None
+    redirects: tuple[str, ...] = ()
+    status: int | None = None
+    content_type: str | None = None
+    body_sha256: str | None = None
+    evidence: str | None = None
+    extractor: str | None = None
+    text_sha256: str | None = None
+    page: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    quote: str | None = None
+    quote_sha256: str | None = None
+    prefix: str | None = None
+    suffix: str | None = None
+    match: str | None = None
+    score: float | None = None
+    candidate: str | None = None
+    differences: tuple[str, ...] = ()
+    last_revised: str | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    retracted: str | None = None
+    metadata_mismatch: str | None = None
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What the writer says the source says, and the receipts of every check of it."""
+
+    text: str
+    id: str | None = None
+    locator: str | None = None
+    receipts: tuple[Receipt, ...] = ()
+    asserted_verified: bool = False  # a hand-written verified/checked flag: never trusted
+    line: int | None = field(default=None, compare=False)
+
+    @property
+    def latest(self) -> Receipt | None:
+        return self.receipts[-1] if self.receipts else None
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """A recorded withdrawal or dispute: never deleted, only added to."""
+
+    date: str
+    reason: str
+    source_says: str | None = None
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Source:
+    key: str
+    identifier: Identifier
+    csl: Mapping[str, Any] = field(default_factory=dict)  # bibliographic fields, CSL-JSON names
+    quotes: tuple[Quote, ...] = ()
+    withdrawn: Withdrawal | None = None
+    disputed: Withdrawal | None = None
+    audience: tuple[str, ...] = ()  # empty: everyone
+    line: int | None = field(default=None, compare=False)
+
+    @property
+    def title(self) -> str:
+        return str(self.csl.get("title") or self.key)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    path: str  # the ledger file, as given
+    root: str  # its folder: file identifiers and the evidence store are relative to it
+    sources: Mapping[str, Source]
+    evidence_dir: str  # absolute path of the evidence store
+
+
+@dataclass(frozen=True)
+class CitationRef:
+    """One citation as it stands in the document: ``[@key, p. 14]`` → key and locator."""
+
+    key: str
+    locator: str | None = None
+    selector: str | None = None  # explicit quote id (``quote:ID`` in the suffix)
+    mode: str = "NormalCitation"
+    claim: str = ""
+    occurrence: int = 0  # running number in document order; stable ids derive from it
+
+
+@dataclass(frozen=True)
+class Judgement:
+    key: str
+    state: State
+    reasons: tuple[str, ...]
+    source: Source | None = None
+    quote: Quote | None = None
+    receipt: Receipt | None = None
+
+    @property
+    def is_breakdown(self) -> bool:
+        return self.state.is_breakdown
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The text of a retrieved body, with where each page starts (code-point offsets)."""
+
+    text: str
+    kind: str  # "html" | "pdf" | "text"
+    extractor: str  # e.g. "pdfminer.six"
+    extractor_version: str
+    page_starts: tuple[int, ...] = ()  # page i+1 starts at page_starts[i]; empty: no pages
+    title: str | None = None
+    last_revised: str | None = None
+
+    def page_of(self, offset: int) -> int | None:
+        if not self.page_starts:
+            return None
+        return bisect.bisect_right(self.page_starts, offset)
+
+
+@dataclass(frozen=True)
+class LocateResult:
+    """The locator's answer: a span of the extracted text, or a refusal with the nearest miss."""
+
+    found: bool
+    match: str | None = None  # "exact" | "normalized" | "fuzzy"
+    char_start: int | None = None
+    char_end: int | None = None
+    source_quote: str | None = None  # text[char_start:char_end], the source's own words
+    score: float | None = None
+    candidate: str | None = None  # nearest span when refused
+    differences: tuple[str, ...] = ()  # e.g. ("source says '60', quote says '90'",)
+    ambiguous: bool = False  # the passage occurs more than once
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """One completed HTTP (or file) retrieval, everything the evidence record needs."""
+
+    identifier: Identifier
+    requested_url: str
+    url: str  # final, after redirects
+    status: int
+    content_type: str | None
+    body: bytes
+    retrieved_at: str  # ISO 8601 UTC
+    request_headers: tuple[tuple[str, str], ...] = ()
+    response_headers: tuple[tuple[str, str], ...] = ()
+    redirects: tuple[str, ...] = ()
+    protocol: str = "HTTP/1.1"
+    metadata: Mapping[str, Any] | None = None  # CSL-JSON from the registry, when fetched
+    reconstructed: bool = False  # True for file: sources (no HTTP exchange happened)

@@ -1,0 +1,1 @@
+"""Stylesheets and headers the renderers embed; shipped as package data."""
