@@ -1,0 +1,341 @@
+"""The one judgement: a citation, the ledger and the stored evidence → a state and its reasons.
+
+The filter and ``citeledger check`` both call ``Judge.judge``; nothing else decides whether a
+citation is checked. "Checked" is earned here, never read off the ledger: a receipt counts only
+if its evidence file is present, the body and text digests recompute, the span still holds the
+source's words, those words still locate the writer's quote, and the writer has not edited the
+quote or the identifier since. Anything less is a breakdown with a reason a writer can act on.
+
+This module never touches the network and never imports ``retrieve``: a build is offline by
+construction. It reads evidence through one ``EvidenceReader`` so each file is read and hashed at
+most once per build.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citeledger.evidence import EvidenceReader, sha256_hex
+from citeledger.model import CitationRef, Judgement, Ledger, Quote, Receipt, Source, State
+
+_CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
+
+_LOCATOR_LABELS = {
+    "p": "page",
+    "pp": "page",
+    "page": "page",
+    "pages": "page",
+    "pg": "page",
+    "sec": "section",
+    "secs": "section",
+    "section": "section",
+    "sections": "section",
+    "§": "section",
+    "§§": "section",
+    "ch": "chapter",
+    "chap": "chapter",
+    "chapter": "chapter",
+    "chapters": "chapter",
+    "fig": "figure",
+    "figure": "figure",
+    "figs": "figure",
+    "tbl": "table",
+    "table": "table",
+    "para": "paragraph",
+    "paragraph": "paragraph",
+    "¶": "paragraph",
+    "l": "line",
+    "line": "line",
+    "ll": "line",
+    "lines": "line",
+    "n": "note",
+    "note": "note",
+    "vol": "volume",
+    "col": "column",
+    "art": "article",
+    "eq": "equation",
+    "v": "verse",
+    "vv": "verse",
+}
+
+
+def normalize_locator(locator: str | None) -> tuple[str, str] | None:
+    """``p. 14`` / ``page 14`` / ``pp.14`` → ("page", "14"); a bare number is a page (CSL)."""
+    if not locator:
+        return None
+    s = " ".join(locator.replace("\u00a0", " ").split()).strip().strip(",;")
+    m = re.match(r"^(§§?|¶|[A-Za-z]+)\.?\s*(.+)$", s)
+    if m and m.group(1).lower() in _LOCATOR_LABELS:
+        label, value = _LOCATOR_LABELS[m.group(1).lower()], m.group(2)
+    elif re.match(r"^[\dIVXLCivxlc]", s):
+        label, value = "page", s
+    else:
+        return ("other", s.lower())
+    value = re.sub(r"\s*[-–—]+\s*", "-", value.strip()).rstrip(".")
+    return (label, value.lower())
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class Judge:
+    """Judges citations against one ledger for one build (audience), caching evidence reads."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        audience: str | None = None,
+        reader: EvidenceReader | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.audience = audience or "public"
+        self.reader = reader or EvidenceReader(ledger.evidence_dir)
+        self.warnings: list[str] = []
+        self._warned: set[str] = set()
+
+    def _warn(self, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            self.warnings.append(message)
+
+    def judge(self, ref: CitationRef) -> Judgement:
+        source = self.ledger.sources.get(ref.key)
+        if source is None:
+            return Judgement(
+                ref.key,
+                State.NOT_IN_LEDGER,
+                (
+                    f"@{ref.key} has no source in the ledger {self.ledger.path}; nothing may be "
+                    f"cited without one (add it with `citeledger add {ref.key} …`).",
+                ),
+            )
+        if (
+            source.audience
+            and self.audience not in source.audience
+            and ("everyone" not in source.audience)
+        ):
+            return Judgement(
+                ref.key,
+                State.RESTRICTED,
+                (
+                    f"This source is limited to {', '.join(source.audience)}; this build is for "
+                    f"{self.audience}, so its details are not shown.",
+                ),
+                source=source,
+            )
+        if source.withdrawn is not None:
+            w = source.withdrawn
+            reasons = [f"Withdrawn on {w.date}: {w.reason}"]
+            if w.source_says:
+                reasons.append(f"What the source actually says: “{w.source_says}”")
+            return Judgement(ref.key, State.WITHDRAWN, tuple(reasons), source=source)
+        if source.disputed is not None:
+            d = source.disputed
+            reasons = [f"Disputed on {d.date}: {d.reason}"]
+            if d.source_says:
+                reasons.append(f"What the source says: “{d.source_says}”")
+            reasons.append(
+                "The writer must resolve this: revise the claim or withdraw the citation."
+            )
+            return Judgement(ref.key, State.DISPUTED, tuple(reasons), source=source)
+
+        quote, why = self._select_quote(source, ref)
+        if quote is None:
+            return Judgement(ref.key, State.UNCHECKED, (why,), source=source)
+        return self._judge_quote(ref, source, quote)
+
+    def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
+        quotes = source.quotes
+        if ref.selector:
+            for q in quotes:
+                if q.id == ref.selector:
+                    return q, ""
+            ids = ", ".join(q.id for q in quotes if q.id) or "none"
+            return None, (
+                f"The citation selects quote:{ref.selector}, but @{ref.key} has no quote with "
+                f"that id (ids: {ids})."
+            )
+        if not quotes:
+            return None, (
+                f"The ledger has no quote for @{ref.key}: record the passage the claim rests on, "
+                "then run `citeledger verify`."
+            )
+        wanted = normalize_locator(ref.locator)
+        if wanted is not None:
+            hits = [q for q in quotes if normalize_locator(q.locator) == wanted]
+            if len(hits) == 1:
+                return hits[0], ""
+            if len(hits) > 1:
+                return None, (
+                    f"{_plural(len(hits), 'quote')} of @{ref.key} have the locator "
+                    f"{ref.locator}; select one with quote:ID."
+                )
+            unlocated = [q for q in quotes if not q.locator]
+            if len(quotes) == 1 and unlocated:
+                return quotes[0], ""
+            return None, (
+                f"The citation points to {ref.locator}, but no quote of @{ref.key} has that "
+                "locator: add the passage found there, or correct the locator."
+            )
+        if len(quotes) == 1:
+            return quotes[0], ""
+        return None, (
+            f"@{ref.key} has {_plural(len(quotes), 'quote')} and this citation selects none: add "
+            f"a locator ([@{ref.key}, p. 14]) or a selector ([@{ref.key} quote:ID])."
+        )
+
+    def _judge_quote(self, ref: CitationRef, source: Source, quote: Quote) -> Judgement:
+        def verdict(state: State, *reasons: str, receipt: Receipt | None = None) -> Judgement:
+            return Judgement(
+                ref.key, state, tuple(reasons), source=source, quote=quote, receipt=receipt
+            )
+
+        if quote.asserted_verified:
+            self._warn(
+                f"@{ref.key}: a hand-written verified/checked flag in {self.ledger.path} "
+                f"(line {quote.line}) is ignored; a check is an act: run `citeledger verify`."
+            )
+        receipt = quote.latest
+        if receipt is None:
+            reasons = ["Never verified: nobody has retrieved this source and found the quote."]
+            if quote.asserted_verified:
+                reasons.append("The ledger says it is verified, but saying so is not a check.")
+            reasons.append("Run `citeledger verify` to perform the check.")
+            return verdict(State.UNCHECKED, *reasons)
+        if receipt.identifier != str(source.identifier):
+            return verdict(
+                State.STALE,
+                f"The identifier changed after the check (checked {receipt.identifier}, now "
+                f"{source.identifier}); run `citeledger verify` again.",
+                receipt=receipt,
+            )
+        if receipt.writer_quote_sha256 != sha256_hex(quote.text):
+            return verdict(
+                State.STALE,
+                f"The quote was edited after it was checked on {receipt.retrieved_at}; the "
+                "receipt is for other words. Run `citeledger verify` again.",
+                receipt=receipt,
+            )
+        outcome = receipt.outcome
+        if outcome == "unretrievable":
+            return verdict(
+                State.UNRETRIEVABLE,
+                f"Retrieval failed on {receipt.retrieved_at}: "
+                f"{receipt.reason or 'unknown reason'}.",
+                receipt=receipt,
+            )
+        if outcome == "not-found":
+            reasons = [
+                f"The quoted words are not in the source retrieved on {receipt.retrieved_at}."
+            ]
+            reasons.extend(receipt.differences)
+            if receipt.candidate:
+                reasons.append(f"Nearest passage in the source: “{receipt.candidate}”")
+            return verdict(State.QUOTE_NOT_FOUND, *reasons, receipt=receipt)
+        if outcome in ("changed", "gone"):
+            what = (
+                "the document is gone: the identifier no longer resolves"
+                if outcome == "gone"
+                else "the quoted passage is no longer in the current version"
+            )
+            last_seen = self._last_seen(quote)
+            reasons = [f"Rechecked on {receipt.retrieved_at}: {what}."]
+            if receipt.reason:
+                reasons.append(receipt.reason)
+            if last_seen:
+                reasons.append(f"Last seen in the source on {last_seen}.")
+            return verdict(State.SOURCE_CHANGED, *reasons, receipt=receipt)
+        if outcome != "found":
+            return verdict(
+                State.STALE, f"The receipt has an unknown outcome {outcome!r}.", receipt=receipt
+            )
+        problem = self._validate_found(receipt, quote)
+        if problem is not None:
+            state, reason = problem
+            return verdict(state, reason, receipt=receipt)
+        if receipt.metadata_mismatch:
+            return verdict(
+                State.METADATA_MISMATCH,
+                f"The identifier resolves to a different work: {receipt.metadata_mismatch}",
+                receipt=receipt,
+            )
+        if receipt.retracted:
+            return verdict(
+                State.RETRACTED,
+                f"The registry records a retraction: {receipt.retracted}",
+                receipt=receipt,
+            )
+        return verdict(State.CHECKED, self._checked_reason(receipt), receipt=receipt)
+
+    @staticmethod
+    def _last_seen(quote: Quote) -> str | None:
+        for r in reversed(quote.receipts):
+            if r.outcome == "found":
+                return r.retrieved_at
+        return None
+
+    @staticmethod
+    def _checked_reason(receipt: Receipt) -> str:
+        where = f" on page {receipt.page}" if receipt.page else ""
+        return (
+            f"Retrieved {receipt.url or receipt.identifier} on {receipt.retrieved_at}; the quote "
+            f"was found{where} ({receipt.match} match)."
+        )
+
+    def _validate_found(self, receipt: Receipt, quote: Quote) -> tuple[State, str] | None:
+        """Re-derive the receipt's claim from the evidence; ``None`` when it holds."""
+        missing = [
+            name
+            for name in ("evidence", "body_sha256", "text_sha256", "quote", "quote_sha256")
+            if getattr(receipt, name) in (None, "")
+        ]
+        if missing or receipt.char_start is None or receipt.char_end is None:
+            return State.STALE, (
+                "The receipt is incomplete (no " + ", ".join(missing or ["span"]) + "): receipts "
+                "are written by `citeledger verify`, never by hand. Run it to perform the check."
+            )
+        assert receipt.evidence is not None
+        ev = self.reader.load(receipt.evidence)
+        if ev.problems:
+            text = "; ".join(ev.problems)
+            if any("missing" in p for p in ev.problems):
+                return State.STALE, f"The evidence for this receipt is gone: {text}. Re-verify."
+            return State.TAMPERED, f"The stored evidence cannot be trusted: {text}."
+        if ev.declared_body_sha256 != receipt.body_sha256 or ev.body_sha256 != receipt.body_sha256:
+            return State.TAMPERED, (
+                "The stored body no longer matches the digest in its receipt "
+                f"(receipt sha256 {receipt.body_sha256[:12]}…, stored "
+                f"{(ev.body_sha256 or '?')[:12]}…)."
+            )
+        if ev.text is None or ev.text_sha256 != receipt.text_sha256:
+            return State.TAMPERED, "The stored extracted text no longer matches its digest."
+        start, end = receipt.char_start, receipt.char_end
+        span = ev.text[start:end]
+        if span != receipt.quote or sha256_hex(span) != receipt.quote_sha256:
+            return State.TAMPERED, (
+                f"The receipt's span ({start}–{end}) no longer holds the source's words it records."
+            )
+        if not _span_supports(ev.text, start, end, quote.text):
+            return State.TAMPERED, (
+                "The source's words at the receipt's span do not match the writer's quote."
+            )
+        return None
+
+
+def _span_supports(text: str, start: int, end: int, writer_quote: str) -> bool:
+    """Run the locator again on the span and a little context: the receipt must not be trusted
+    to say the words match; the same rules that made it must still agree."""
+    from citeledger.locate import locate
+
+    lo = max(0, start - _CONTEXT)
+    window = text[lo : end + _CONTEXT]
+    result = locate(window, writer_quote)
+    if not result.found or result.char_start is None or result.char_end is None:
+        return False
+    return lo + result.char_start < end and lo + result.char_end > start
+
+
+def judge_all(judge: Judge, refs: Sequence[CitationRef]) -> list[Judgement]:
+    return [judge.judge(r) for r in refs]

@@ -1,0 +1,175 @@
+"""Turning one retrieval into receipts: extract → locate → receipt, one per quote.
+
+This is the middle of the verify act, kept free of the network so it can be tested with values:
+``verify`` hands it a finished ``Retrieval`` (or the error that ended one) and writes what it
+returns. The source's words in a receipt are always cut mechanically from the extracted text at
+the located span — never the writer's typing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from citeledger import __version__
+from citeledger.errors import ExtractError
+from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
+from citeledger.model import Extracted, Quote, Receipt, Retrieval, Source
+
+TOOL = f"citeledger {__version__}"
+CONTEXT_CHARS = 32
+TITLE_MISMATCH_BELOW = 60  # token-set similarity (0-100) under which titles name different works
+
+
+def failure_receipts(
+    source: Source, reason: str, retrieved_at: str | None = None
+) -> list[tuple[int, Receipt]]:
+    """Every quote of the source gets an ``unretrievable`` receipt carrying the precise reason."""
+    at = retrieved_at or utc_now()
+    return [
+        (
+            i,
+            Receipt(
+                outcome="unretrievable",
+                identifier=str(source.identifier),
+                retrieved_at=at,
+                tool=TOOL,
+                writer_quote_sha256=sha256_hex(q.text),
+                reason=reason,
+            ),
+        )
+        for i, q in enumerate(source.quotes)
+    ]
+
+
+def receipts_for_retrieval(
+    source: Source,
+    retrieval: Retrieval,
+    store: EvidenceStore,
+    *,
+    extracted: Extracted | None = None,
+) -> list[tuple[int, Receipt]]:
+    """Extract, store the evidence, locate every quote and make its receipt."""
+    from citeledger.extract import extract, no_work_reason
+    from citeledger.locate import locate_prepared, prepare
+
+    reason: str | None = None
+    if extracted is None:
+        try:
+            extracted = extract(retrieval.body, retrieval.content_type, retrieval.url)
+        except ExtractError as exc:
+            reason = f"no text of the work: {exc.message}"
+    if extracted is not None and reason is None:
+        reason = no_work_reason(extracted, retrieval.status)
+    stored = store.put(retrieval, extracted)
+    base: dict[str, Any] = {
+        "identifier": str(source.identifier),
+        "retrieved_at": retrieval.retrieved_at,
+        "tool": TOOL,
+        "requested_url": retrieval.requested_url,
+        "url": retrieval.url,
+        "redirects": tuple(retrieval.redirects),
+        "status": retrieval.status,
+        "content_type": retrieval.content_type,
+        "body_sha256": stored.body_sha256,
+        "evidence": stored.evidence,
+        "etag": _header(retrieval.response_headers, "etag"),
+        "last_modified": _header(retrieval.response_headers, "last-modified"),
+    }
+    if retrieval.metadata:
+        base["metadata"] = dict(retrieval.metadata)
+        base["metadata_mismatch"] = metadata_mismatch(source, retrieval.metadata)
+        base["retracted"] = _retraction(retrieval.metadata)
+    if reason is not None or extracted is None:
+        return [
+            (
+                i,
+                Receipt(
+                    outcome="unretrievable",
+                    writer_quote_sha256=sha256_hex(q.text),
+                    reason=reason or "no text of the work",
+                    **base,
+                ),
+            )
+            for i, q in enumerate(source.quotes)
+        ]
+    base["extractor"] = f"{extracted.extractor} {extracted.extractor_version}"
+    base["text_sha256"] = stored.text_sha256
+    base["last_revised"] = extracted.last_revised
+    prepared = prepare(extracted.text)
+    out: list[tuple[int, Receipt]] = []
+    for i, q in enumerate(source.quotes):
+        out.append((i, _quote_receipt(q, extracted, prepared, base, locate_prepared)))
+    return out
+
+
+def _quote_receipt(
+    quote: Quote, extracted: Extracted, prepared: Any, base: Mapping[str, Any], locate_prepared: Any
+) -> Receipt:
+    hint = None
+    for r in reversed(quote.receipts):
+        if r.outcome == "found" and r.char_start is not None:
+            hint = r.char_start
+            break
+    result = locate_prepared(prepared, quote.text, page_starts=extracted.page_starts, hint=hint)
+    writer_sha = sha256_hex(quote.text)
+    if not result.found or result.char_start is None or result.char_end is None:
+        return Receipt(
+            outcome="not-found",
+            writer_quote_sha256=writer_sha,
+            reason=result.reason,
+            candidate=result.candidate,
+            differences=tuple(result.differences),
+            score=result.score,
+            **base,
+        )
+    text = extracted.text
+    start, end = result.char_start, result.char_end
+    words = text[start:end]
+    return Receipt(
+        outcome="found",
+        writer_quote_sha256=writer_sha,
+        page=extracted.page_of(start),
+        char_start=start,
+        char_end=end,
+        quote=words,
+        quote_sha256=sha256_hex(words),
+        prefix=text[max(0, start - CONTEXT_CHARS) : start],
+        suffix=text[end : end + CONTEXT_CHARS],
+        match=result.match,
+        score=result.score,
+        reason="the passage occurs more than once in the source" if result.ambiguous else None,
+        **base,
+    )
+
+
+def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
+    for k, v in headers:
+        if k.lower() == name:
+            return v
+    return None
+
+
+def metadata_mismatch(source: Source, metadata: Mapping[str, Any]) -> str | None:
+    """The registry's title versus the ledger's: a wrong DOI is the commonest citation error."""
+    ours = str(source.csl.get("title") or "").strip()
+    theirs = metadata.get("title")
+    if isinstance(theirs, list):
+        theirs = theirs[0] if theirs else ""
+    theirs = str(theirs or "").strip()
+    if not ours or not theirs:
+        return None
+    if fuzz.token_set_ratio(ours.lower(), theirs.lower()) >= TITLE_MISMATCH_BELOW:
+        return None
+    return f"the ledger says “{ours}”, the registry says “{theirs}”"
+
+
+def _retraction(metadata: Mapping[str, Any]) -> str | None:
+    try:
+        from citeledger.retrieve import retraction_of
+    except ImportError:  # pragma: no cover - retrieve is part of the package
+        return None
+    result: str | None = retraction_of(metadata)
+    return result
