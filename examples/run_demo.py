@@ -1,0 +1,93 @@
+"""``make demo``: verify the standing case against a stand-in publisher and build it.
+
+The build machine is offline, so a small HTTP server on 127.0.0.1:8765 serves the example's
+``publisher/`` folder in place of the real web site. The example is copied to ``out/`` first so
+the demo never edits the tracked ledger; then, in the copy: ``citeledger verify`` (the check),
+``citeledger check`` (the offline judgement) and pandoc builds in HTML, DOCX and GFM with the
+filter, so every breakdown can be seen where a reader would meet it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+EXAMPLE = HERE / "standing-case"
+PORT = 8765
+VERIFY_ONLY = ("hchm", "hchm-misquoted", "triage-notes")  # larson2019 stays never-verified
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        return
+
+
+@contextlib.contextmanager
+def publisher(root: Path, port: int = PORT) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        sys.exit(f"demo: cannot serve the stand-in publisher on 127.0.0.1:{port}: {exc}")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def prepare(out: Path) -> Path:
+    work = out / "work"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("out", ".citeledger"))
+    return work
+
+
+def run(cmd: list[str], cwd: Path, check: bool = True) -> int:
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=cwd, check=check).returncode
+
+
+def main() -> int:
+    import pypandoc
+
+    bin_dir = Path(sys.executable).parent
+    citeledger = str(bin_dir / "citeledger")
+    pandoc = pypandoc.get_pandoc_path()
+    out = EXAMPLE / "out"
+    out.mkdir(exist_ok=True)
+    work = prepare(out)
+    with publisher(work / "publisher"):
+        run([citeledger, "verify", "--yes", "--allow-private", "--only", *VERIFY_ONLY], work)
+    run([citeledger, "check", "chapter.md", "--warn-only", "--json", str(out / "report.json")],
+        work)
+    filt = str(bin_dir / "pandoc-citeledger")
+    builds = {
+        "chapter.html": ["-s", "--embed-resources", "--citeproc", "-t", "html5"],
+        "chapter.docx": ["--citeproc", "-t", "docx"],
+        "chapter.md": ["--citeproc", "-t", "gfm"],
+    }
+    for name, args in builds.items():
+        run([pandoc, "chapter.md", "--filter", filt, *args, "-o", str(out / name),
+             "-M", "citeledger.evidence-pages=" + str(out / "evidence")], work)
+    print()
+    print("demo: outputs")
+    for name in builds:
+        print(f"  {out / name}")
+    print(f"  {out / 'report.json'} (citeledger check --json)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

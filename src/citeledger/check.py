@@ -1,0 +1,124 @@
+"""``citeledger check``: the filter's judgement, offline, for CI and Makefiles.
+
+It parses each document with the same pandoc the build uses, finds citations with the same walk
+as the filter (``citations.find_citations``) and judges them with the same ``Judge``, so a
+document that passes ``check`` renders without breakdowns, and vice versa. Never touches the
+network.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from citeledger.errors import CiteledgerError
+from citeledger.evidence import EvidenceReader
+from citeledger.judge import Judge
+from citeledger.ledger import load_ledger
+from citeledger.model import Ledger
+from citeledger.report import Entry, build_report, summary_text
+
+_READERS = {".md": "markdown", ".markdown": "markdown", ".qmd": "markdown", ".rmd": "markdown",
+            ".txt": "markdown", ".tex": "latex", ".rst": "rst", ".org": "org", ".docx": "docx",
+            ".html": "html", ".ipynb": "ipynb", ".typ": "typst"}
+
+
+def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
+    import pypandoc
+
+    path = Path(doc)
+    if not path.is_file():
+        raise CiteledgerError("document not found", file=doc, fix="check the path")
+    reader = from_format or _READERS.get(path.suffix.lower(), "markdown")
+    proc = subprocess.run(
+        [pypandoc.get_pandoc_path(), "-f", reader, "-t", "json", str(path)],
+        capture_output=True, check=False,
+    )
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["pandoc failed"]
+        raise CiteledgerError(f"pandoc could not read it: {msg[0]}", file=doc)
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def ledger_for(doc: str, doc_json: dict[str, Any], explicit: str | None) -> str:
+    """--ledger, else the document's ``citeledger.ledger`` (relative to it), else beside it."""
+    if explicit:
+        return explicit
+    from citeledger.options import read_options
+
+    opts = read_options(doc_json.get("meta", {}))
+    base = Path(doc).resolve().parent
+    if opts.ledger_from_document:
+        return str(base / opts.ledger)
+    return str(base / "citeledger.yaml")
+
+
+def run_check(
+    docs: Sequence[str],
+    *,
+    ledger: str | None = None,
+    json_out: str | None = None,
+    warn_only: bool = False,
+    min_coverage: float | None = None,
+    audience: str | None = None,
+    from_format: str | None = None,
+    quiet: bool = False,
+) -> int:
+    from citeledger.citations import find_citations
+    from citeledger.coverage import compute_coverage
+
+    entries: list[Entry] = []
+    judges: dict[str, Judge] = {}
+    cov_total = {"prose_sentences": 0, "with_provenance": 0, "unverified": 0}
+    without: list[str] = []
+    warnings: list[str] = []
+    reader: EvidenceReader | None = None
+    for doc in docs:
+        doc_json = pandoc_json(doc, from_format)
+        lpath = ledger_for(doc, doc_json, ledger)
+        judge = judges.get(lpath)
+        if judge is None:
+            led: Ledger = load_ledger(lpath)
+            judge = Judge(led, audience=audience)
+            judges[lpath] = judge
+        reader = judge.reader
+        for found in find_citations(doc_json):
+            entries.append(Entry(doc, found.ref, judge.judge(found.ref)))
+        cov = compute_coverage(doc_json)
+        cov_total["prose_sentences"] += cov.prose_sentences
+        cov_total["with_provenance"] += cov.with_provenance
+        cov_total["unverified"] += cov.unverified
+        without.extend(cov.without_provenance)
+    for judge in judges.values():
+        warnings.extend(judge.warnings)
+    n = cov_total["prose_sentences"]
+    coverage: dict[str, Any] = {
+        **cov_total,
+        "ratio": (cov_total["with_provenance"] / n) if n else None,
+        "without_provenance": without,
+    }
+    report = build_report(entries, coverage, reader, warnings)
+    for w in warnings:
+        print(f"[WARNING] citeledger: {w}", file=sys.stderr)
+    if json_out == "-":
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        if json_out:
+            Path(json_out).write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n",
+                                      encoding="utf-8")
+        print(summary_text(report, quiet=quiet))
+    code = 0
+    if any(e.judgement.is_breakdown for e in entries) and not warn_only:
+        code = 1
+    ratio = coverage["ratio"]
+    if min_coverage is not None and ratio is not None and ratio < min_coverage:
+        print(f"citeledger: coverage {ratio:.0%} is below --min-coverage {min_coverage:.0%}",
+              file=sys.stderr)
+        code = 1
+    return code

@@ -1,0 +1,170 @@
+"""The ``citeledger`` command line: one verb per command, each doing one thing.
+
+This is the only place (with ``filter.main``) that turns exceptions into one-line messages and
+exit codes: 0 success, 1 a breakdown or a failed threshold, 2 bad input, 130 interrupted.
+Nothing imports this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from citeledger import __version__
+from citeledger.errors import CiteledgerError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="citeledger",
+        description="Every citation a promise a reader can check.",
+    )
+    p.add_argument("--version", action="version", version=f"citeledger {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    v = sub.add_parser("verify", help="retrieve each source and find its quotes (the check)")
+    v.add_argument("--ledger", default="citeledger.yaml")
+    v.add_argument("--only", nargs="+", metavar="KEY", default=())
+    v.add_argument("--dry-run", action="store_true", help="state the plan, send nothing")
+    v.add_argument("--yes", action="store_true", help="do not ask before sending")
+    v.add_argument("--allow-private", action="store_true",
+                   help="allow loopback, private and link-local addresses")
+    v.add_argument("--config", help="retrieval settings (YAML): base URLs, mailto, limits")
+
+    r = sub.add_parser("recheck", help="re-retrieve and classify: unchanged/moved/changed/gone")
+    r.add_argument("--ledger", default="citeledger.yaml")
+    r.add_argument("--only", nargs="+", metavar="KEY", default=())
+    r.add_argument("--dry-run", action="store_true")
+    r.add_argument("--yes", action="store_true")
+    r.add_argument("--allow-private", action="store_true")
+    r.add_argument("--config")
+
+    c = sub.add_parser("check", help="judge a document's citations offline (what the filter does)")
+    c.add_argument("docs", nargs="+", metavar="DOC")
+    c.add_argument("--ledger", help="default: the document's citeledger.ledger, else beside it")
+    c.add_argument("--json", dest="json_out", metavar="FILE", help="write the report ('-': stdout)")
+    c.add_argument("--warn-only", action="store_true", help="exit 0 even with breakdowns")
+    c.add_argument("--min-coverage", type=float, metavar="RATIO",
+                   help="fail when the share of prose sentences with provenance is lower")
+    c.add_argument("--audience", help="the build's audience (default: public)")
+    c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
+    c.add_argument("--quiet", action="store_true", help="only the summary line")
+
+    loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
+    loc.add_argument("source", nargs="?")
+    loc.add_argument("quote", nargs="?")
+    loc.add_argument("--batch", metavar="CASES.jsonl")
+    loc.add_argument("--out", metavar="FILE", help="batch output (default stdout)")
+    loc.add_argument("--score", action="store_true", help="batch: score against expect_found")
+
+    w = sub.add_parser("withdraw", help="record a withdrawal (nothing is deleted)")
+    w.add_argument("key")
+    w.add_argument("--reason", required=True)
+    w.add_argument("--source-says", help="what the source actually says")
+    w.add_argument("--date", help="default: today (UTC)")
+    w.add_argument("--ledger", default="citeledger.yaml")
+
+    d = sub.add_parser("dispute", help="record that the source does not support the claim")
+    d.add_argument("key")
+    d.add_argument("--reason", required=True)
+    d.add_argument("--source-says")
+    d.add_argument("--date")
+    d.add_argument("--ledger", default="citeledger.yaml")
+
+    a = sub.add_parser("add", help="add a source to the ledger")
+    a.add_argument("key")
+    ident = a.add_mutually_exclusive_group(required=True)
+    for kind in ("url", "doi", "arxiv", "isbn", "file"):
+        ident.add_argument(f"--{kind}")
+    a.add_argument("--title")
+    a.add_argument("--quote", action="append", default=[], help="a passage (repeatable)")
+    a.add_argument("--locator", help="locator of the (first) quote, e.g. 'p. 14'")
+    a.add_argument("--ledger", default="citeledger.yaml")
+
+    i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
+    i.add_argument("bibliography")
+    i.add_argument("--ledger", default="citeledger.yaml")
+
+    e = sub.add_parser("evidence", help="write one read-only evidence page per receipt")
+    e.add_argument("--ledger", default="citeledger.yaml")
+    e.add_argument("--out", default="evidence", help="folder for the pages")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except CiteledgerError as exc:
+        print(f"citeledger: error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("citeledger: interrupted; every finished receipt was kept", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    cmd = args.command
+    if cmd in ("verify", "recheck"):
+        from citeledger.verify import run_recheck, run_verify
+
+        runner = run_verify if cmd == "verify" else run_recheck
+        return runner(
+            args.ledger,
+            only=tuple(args.only),
+            dry_run=args.dry_run,
+            assume_yes=args.yes,
+            allow_private=args.allow_private,
+            config_path=args.config,
+        )
+    if cmd == "check":
+        from citeledger.check import run_check
+
+        return run_check(
+            args.docs,
+            ledger=args.ledger,
+            json_out=args.json_out,
+            warn_only=args.warn_only,
+            min_coverage=args.min_coverage,
+            audience=args.audience,
+            from_format=args.from_format,
+            quiet=args.quiet,
+        )
+    if cmd == "locate":
+        from citeledger.locate_cmd import main as locate_main
+
+        return int(locate_main(args))
+    if cmd in ("withdraw", "dispute"):
+        from citeledger.record import record_withdrawal
+
+        return record_withdrawal(
+            args.ledger, args.key, kind=cmd, reason=args.reason,
+            source_says=args.source_says, date=args.date,
+        )
+    if cmd == "add":
+        from citeledger.record import add_source
+
+        ident = next(
+            (k, getattr(args, k)) for k in ("url", "doi", "arxiv", "isbn", "file")
+            if getattr(args, k)
+        )
+        return add_source(
+            args.ledger, args.key, ident, title=args.title, quotes=args.quote,
+            locator=args.locator,
+        )
+    if cmd == "import":
+        from citeledger.record import import_bibliography
+
+        return import_bibliography(args.ledger, args.bibliography)
+    if cmd == "evidence":
+        from citeledger.evidence_cmd import write_evidence_pages
+
+        return write_evidence_pages(args.ledger, args.out)
+    raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

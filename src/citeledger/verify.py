@@ -1,0 +1,178 @@
+"""The verify act: retrieve → extract → locate → receipt, for every source of the ledger.
+
+The only command (with ``recheck``) that sends anything. Before it sends, it states the plan:
+which hosts, how many requests, and that only identifiers travel — never the writer's quote or
+document. On a terminal it asks; elsewhere it needs ``--yes``. Receipts are written as each
+source finishes, so an interrupted run keeps every finished receipt and leaves a valid ledger.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from citeledger import ledger as ledger_mod
+from citeledger.errors import CiteledgerError
+from citeledger.evidence import EvidenceStore
+from citeledger.model import Ledger, Receipt, Source
+from citeledger.receipts import failure_receipts, receipts_for_retrieval
+
+
+@dataclass
+class Tally:
+    """The end summary: outcomes overall and per host."""
+
+    outcomes: Counter[str] = field(default_factory=Counter)
+    per_host: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(self, host: str, receipts: Sequence[Receipt]) -> None:
+        bucket = self.per_host.setdefault(host, Counter())
+        for r in receipts:
+            word = {"found": "checked", "not-found": "not found"}.get(r.outcome, r.outcome)
+            self.outcomes[word] += 1
+            bucket[word] += 1
+
+    def render(self) -> str:
+        def fmt(c: Counter[str]) -> str:
+            return ", ".join(f"{n} {k}" for k, n in sorted(c.items())) or "nothing"
+
+        lines = [f"citeledger: verify finished: {fmt(self.outcomes)}"]
+        for host in sorted(self.per_host):
+            lines.append(f"  {host}: {fmt(self.per_host[host])}")
+        return "\n".join(lines)
+
+
+def select_sources(ledger: Ledger, only: Sequence[str]) -> list[Source]:
+    unknown = [k for k in only if k not in ledger.sources]
+    if unknown:
+        raise CiteledgerError(
+            f"--only names keys that are not in the ledger: {', '.join(unknown)}",
+            file=ledger.path,
+            fix="check the spelling, or add them with `citeledger add`",
+        )
+    chosen = [ledger.sources[k] for k in only] if only else list(ledger.sources.values())
+    return [s for s in chosen if s.quotes and s.withdrawn is None]
+
+
+def load_config(config_path: str | None, allow_private: bool) -> Any:
+    from citeledger.retrieve import RetrieveConfig
+
+    mapping: dict[str, Any] = {}
+    if config_path:
+        import yaml
+
+        try:
+            mapping = yaml.safe_load(Path(config_path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise CiteledgerError(f"cannot read the retrieval settings: {exc}",
+                                  file=config_path) from None
+    return RetrieveConfig.load(mapping, allow_private=allow_private)
+
+
+def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
+    if assume_yes:
+        return True
+    if not sys.stdin.isatty():
+        raise CiteledgerError(
+            "verify sends requests and needs consent: not on a terminal, so nothing was sent",
+            fix="run again with --yes (or --dry-run to see the plan)",
+        )
+    out.write(prompt)
+    out.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def run_verify(
+    ledger_path: str,
+    *,
+    only: Sequence[str] = (),
+    dry_run: bool = False,
+    assume_yes: bool = False,
+    allow_private: bool = False,
+    config_path: str | None = None,
+    out: TextIO | None = None,
+) -> int:
+    out = out or sys.stdout
+    from citeledger import retrieve
+
+    led = ledger_mod.load_ledger(ledger_path)
+    sources = select_sources(led, only)
+    if not sources:
+        out.write("citeledger: nothing to verify (no source with a quote)\n")
+        return 0
+    config = load_config(config_path, allow_private)
+    requests = [retrieve.FetchRequest(key=s.key, identifier=s.identifier, root=led.root,
+                                      previous=_previous(s)) for s in sources]
+    the_plan = retrieve.plan(requests, config)
+    out.write(the_plan.describe() + "\n")
+    if dry_run:
+        out.write("citeledger: --dry-run: nothing was sent\n")
+        return 0
+    if not _confirm("Send these requests? [y/N] ", assume_yes, out):
+        out.write("citeledger: nothing was sent\n")
+        return 1
+    store = EvidenceStore(led.evidence_dir)
+    tally = Tally()
+    by_key = {s.key: s for s in sources}
+
+    def on_done(request: Any, outcome: Any) -> None:
+        source = by_key[request.key]
+        receipts = _receipts_for(source, outcome, store)
+        _write(ledger_path, source, receipts)
+        tally.add(outcome.host or "local files", [r for _, r in receipts])
+        out.write(_line(source, [r for _, r in receipts]) + "\n")
+        out.flush()
+
+    retrieve.fetch_all_sync(requests, config, on_done=on_done)
+    out.write(tally.render() + "\n")
+    return 0
+
+
+def run_recheck(ledger_path: str, **kwargs: Any) -> int:
+    from citeledger.recheck import run_recheck as _run
+
+    return _run(ledger_path, **kwargs)
+
+
+def _previous(source: Source) -> Receipt | None:
+    latest: Receipt | None = None
+    for q in source.quotes:
+        r = q.latest
+        if r is not None and r.outcome == "found":
+            latest = r
+    return latest
+
+
+def _receipts_for(source: Source, outcome: Any, store: EvidenceStore) -> list[tuple[int, Receipt]]:
+    if outcome.error is not None:
+        return failure_receipts(source, outcome.error.message)
+    if outcome.retrieval is None:  # 304 Not Modified: keep the current receipts, add nothing
+        return []
+    return receipts_for_retrieval(source, outcome.retrieval, store)
+
+
+def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
+    if not receipts:
+        return
+    ledger_mod.append_receipts(
+        ledger_path, source.key, [(i, ledger_mod.receipt_to_dict(r)) for i, r in receipts]
+    )
+
+
+def _line(source: Source, receipts: Sequence[Receipt]) -> str:
+    if not receipts:
+        return f"  @{source.key}: unchanged since the last check (not modified)"
+    words = []
+    for r in receipts:
+        if r.outcome == "found":
+            words.append(f"found ({r.match}{', page ' + str(r.page) if r.page else ''})")
+        elif r.outcome == "not-found":
+            detail = "; ".join(r.differences) if r.differences else "no matching passage"
+            words.append(f"NOT FOUND ({detail})")
+        else:
+            words.append(f"UNRETRIEVABLE ({r.reason})")
+    return f"  @{source.key}: " + "; ".join(words)
