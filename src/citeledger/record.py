@@ -84,7 +84,9 @@ def csl_to_source(item: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     isbn = item.get("ISBN")
     url = item.get("URL")
     if doi:
-        fields["doi"] = re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", str(doi).strip(), flags=re.I)
+        fields["doi"] = re.sub(
+            r"^(https?://(dx\.)?doi\.org/|doi:)", "", str(doi).strip(), flags=re.I
+        )
     elif arxiv:
         fields["arxiv"] = arxiv
     elif isbn:

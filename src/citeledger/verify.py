@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -36,11 +36,11 @@ class Tally:
             self.outcomes[word] += 1
             bucket[word] += 1
 
-    def render(self) -> str:
+    def render(self, verb: str = "verify") -> str:
         def fmt(c: Counter[str]) -> str:
             return ", ".join(f"{n} {k}" for k, n in sorted(c.items())) or "nothing"
 
-        lines = [f"citeledger: verify finished: {fmt(self.outcomes)}"]
+        lines = [f"citeledger: {verb} finished: {fmt(self.outcomes)}"]
         for host in sorted(self.per_host):
             lines.append(f"  {host}: {fmt(self.per_host[host])}")
         return "\n".join(lines)
@@ -86,6 +86,9 @@ def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
+Handler = Callable[[Source, Any, EvidenceStore], "tuple[list[tuple[int, Receipt]], str]"]
+
+
 def run_verify(
     ledger_path: str,
     *,
@@ -96,19 +99,52 @@ def run_verify(
     config_path: str | None = None,
     out: TextIO | None = None,
 ) -> int:
+    return execute(
+        ledger_path,
+        verify_outcome,
+        select=lambda led: select_sources(led, only),
+        dry_run=dry_run,
+        assume_yes=assume_yes,
+        allow_private=allow_private,
+        config_path=config_path,
+        out=out,
+        verb="verify",
+    )
+
+
+def execute(
+    ledger_path: str,
+    handle: Handler,
+    *,
+    select: Callable[[Ledger], list[Source]],
+    dry_run: bool,
+    assume_yes: bool,
+    allow_private: bool,
+    config_path: str | None,
+    out: TextIO | None,
+    verb: str,
+    conditional: bool = False,
+) -> int:
+    """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends."""
     out = out or sys.stdout
     from citeledger import retrieve
 
     led = ledger_mod.load_ledger(ledger_path)
-    sources = select_sources(led, only)
+    sources = select(led)
     if not sources:
-        out.write("citeledger: nothing to verify (no source with a quote)\n")
+        out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
     config = load_config(config_path, allow_private)
-    requests = [retrieve.FetchRequest(key=s.key, identifier=s.identifier, root=led.root,
-                                      previous=_previous(s)) for s in sources]
-    the_plan = retrieve.plan(requests, config)
-    out.write(the_plan.describe() + "\n")
+    requests = [
+        retrieve.FetchRequest(
+            key=s.key,
+            identifier=s.identifier,
+            root=led.root,
+            previous=_previous(s) if conditional else None,
+        )
+        for s in sources
+    ]
+    out.write(retrieve.plan(requests, config).describe() + "\n")
     if dry_run:
         out.write("citeledger: --dry-run: nothing was sent\n")
         return 0
@@ -121,15 +157,27 @@ def run_verify(
 
     def on_done(request: Any, outcome: Any) -> None:
         source = by_key[request.key]
-        receipts = _receipts_for(source, outcome, store)
+        receipts, line = handle(source, outcome, store)
         _write(ledger_path, source, receipts)
         tally.add(outcome.host or "local files", [r for _, r in receipts])
-        out.write(_line(source, [r for _, r in receipts]) + "\n")
+        out.write(f"  @{source.key}: {line}\n")
         out.flush()
 
     retrieve.fetch_all_sync(requests, config, on_done=on_done)
-    out.write(tally.render() + "\n")
+    out.write(tally.render(verb) + "\n")
     return 0
+
+
+def verify_outcome(
+    source: Source, outcome: Any, store: EvidenceStore
+) -> tuple[list[tuple[int, Receipt]], str]:
+    if outcome.error is not None:
+        receipts = failure_receipts(source, outcome.error.message)
+    elif outcome.retrieval is None:  # 304 Not Modified: the current receipts stand
+        return [], "unchanged since the last check (not modified)"
+    else:
+        receipts = receipts_for_retrieval(source, outcome.retrieval, store)
+    return receipts, describe([r for _, r in receipts])
 
 
 def run_recheck(ledger_path: str, **kwargs: Any) -> int:
@@ -147,14 +195,6 @@ def _previous(source: Source) -> Receipt | None:
     return latest
 
 
-def _receipts_for(source: Source, outcome: Any, store: EvidenceStore) -> list[tuple[int, Receipt]]:
-    if outcome.error is not None:
-        return failure_receipts(source, outcome.error.message)
-    if outcome.retrieval is None:  # 304 Not Modified: keep the current receipts, add nothing
-        return []
-    return receipts_for_retrieval(source, outcome.retrieval, store)
-
-
 def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
     if not receipts:
         return
@@ -163,9 +203,7 @@ def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Recei
     )
 
 
-def _line(source: Source, receipts: Sequence[Receipt]) -> str:
-    if not receipts:
-        return f"  @{source.key}: unchanged since the last check (not modified)"
+def describe(receipts: Sequence[Receipt]) -> str:
     words = []
     for r in receipts:
         if r.outcome == "found":
@@ -175,4 +213,4 @@ def _line(source: Source, receipts: Sequence[Receipt]) -> str:
             words.append(f"NOT FOUND ({detail})")
         else:
             words.append(f"UNRETRIEVABLE ({r.reason})")
-    return f"  @{source.key}: " + "; ".join(words)
+    return "; ".join(words)

@@ -1,0 +1,219 @@
+"""The judgement earns "checked" only from the app's own act; every shortcut is a breakdown."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+from pathlib import Path
+
+import pytest
+
+from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
+from citeledger.judge import Judge, normalize_locator
+from citeledger.model import (
+    CitationRef,
+    Extracted,
+    Identifier,
+    Ledger,
+    Quote,
+    Receipt,
+    Retrieval,
+    Source,
+    State,
+    Withdrawal,
+)
+from citeledger.receipts import receipts_for_retrieval
+
+PAGE = (
+    b"<html><head><title>Manual</title></head><body><h1>14 Appeals</h1>"
+    b"<p>An appeal against a declined subsidence claim must be received within 60 days of the "
+    b"date of the decision letter. Except in cases of subsidence, an appeal must be received "
+    b"within 30 days.</p></body></html>"
+)
+QUOTE = (
+    "An appeal against a declined subsidence claim must be received within 60 days of the date "
+    "of the decision letter."
+)
+URL = "http://127.0.0.1:9/manual.html"
+
+
+def _ledger(tmp_path: Path, *sources: Source) -> Ledger:
+    return Ledger(
+        path=str(tmp_path / "citeledger.yaml"),
+        root=str(tmp_path),
+        sources={s.key: s for s in sources},
+        evidence_dir=str(tmp_path / ".citeledger"),
+    )
+
+
+def _verified(tmp_path: Path, quote_text: str = QUOTE) -> tuple[Source, Receipt]:
+    """A source checked by the real receipt path (extract → locate → evidence)."""
+    source = Source("hchm", Identifier("url", URL), {"title": "Manual"}, (Quote(quote_text),))
+    retrieval = Retrieval(
+        identifier=source.identifier,
+        requested_url=URL,
+        url=URL,
+        status=200,
+        content_type="text/html; charset=utf-8",
+        body=PAGE,
+        retrieved_at=utc_now(),
+    )
+    store = EvidenceStore(tmp_path / ".citeledger")
+    [(index, receipt)] = receipts_for_retrieval(source, retrieval, store)
+    assert index == 0
+    checked = dataclasses.replace(source, quotes=(Quote(quote_text, receipts=(receipt,)),))
+    return checked, receipt
+
+
+def _judge(tmp_path: Path, source: Source, ref: CitationRef | None = None) -> State:
+    judge = Judge(_ledger(tmp_path, source))
+    return judge.judge(ref or CitationRef(source.key)).state
+
+
+def test_a_real_check_is_checked(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path)
+    assert receipt.outcome == "found"
+    assert receipt.quote is not None and "60 days" in receipt.quote
+    assert _judge(tmp_path, source) is State.CHECKED
+
+
+def test_a_changed_number_is_quote_not_found(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path, QUOTE.replace("60", "90"))
+    assert receipt.outcome == "not-found"
+    assert _judge(tmp_path, source) is State.QUOTE_NOT_FOUND
+
+
+def test_hand_written_verified_flag_is_unchecked(tmp_path: Path) -> None:
+    source = Source("k", Identifier("url", URL), {}, (Quote(QUOTE, asserted_verified=True),))
+    judge = Judge(_ledger(tmp_path, source))
+    verdict = judge.judge(CitationRef("k"))
+    assert verdict.state is State.UNCHECKED
+    assert any("not a check" in r for r in verdict.reasons)
+    assert judge.warnings and "verify" in judge.warnings[0]
+
+
+def test_hand_written_receipt_without_evidence_is_not_checked(tmp_path: Path) -> None:
+    forged = Receipt(
+        outcome="found",
+        identifier=f"url:{URL}",
+        retrieved_at="2026-01-01T00:00:00Z",
+        tool="citeledger 0.1.0",
+        writer_quote_sha256=sha256_hex(QUOTE),
+        url=URL,
+        quote=QUOTE,
+        quote_sha256=sha256_hex(QUOTE),
+        char_start=0,
+        char_end=len(QUOTE),
+        body_sha256="0" * 64,
+        text_sha256="0" * 64,
+        evidence="00/" + "0" * 64 + ".warc.gz",
+    )
+    source = Source("k", Identifier("url", URL), {}, (Quote(QUOTE, receipts=(forged,)),))
+    assert _judge(tmp_path, source) is State.STALE
+    incomplete = dataclasses.replace(forged, evidence=None, body_sha256=None)
+    source = Source("k", Identifier("url", URL), {}, (Quote(QUOTE, receipts=(incomplete,)),))
+    assert _judge(tmp_path, source) is State.STALE
+
+
+def test_receipt_copied_onto_another_quote_is_not_checked(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path)
+    other = "Except in cases of subsidence, an appeal must be received within 30 days."
+    # The attacker also fixes the writer digest so only the evidence can refuse it.
+    moved = dataclasses.replace(receipt, writer_quote_sha256=sha256_hex(other))
+    forged = dataclasses.replace(source, quotes=(Quote(other, receipts=(moved,)),))
+    assert _judge(tmp_path, forged) is State.TAMPERED
+
+
+def test_quote_edited_after_its_receipt_is_stale(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path)
+    edited = dataclasses.replace(
+        source, quotes=(Quote(QUOTE.replace("60 days", "sixty days"), receipts=(receipt,)),)
+    )
+    assert _judge(tmp_path, edited) is State.STALE
+
+
+def test_identifier_changed_after_receipt_is_stale(tmp_path: Path) -> None:
+    source, _ = _verified(tmp_path)
+    moved = dataclasses.replace(source, identifier=Identifier("url", URL + "?v=2"))
+    assert _judge(tmp_path, moved) is State.STALE
+
+
+def test_missing_evidence_is_stale(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path)
+    assert receipt.evidence is not None
+    (tmp_path / ".citeledger" / receipt.evidence).unlink()
+    assert _judge(tmp_path, source) is State.STALE
+
+
+def test_edited_evidence_is_tampered(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path)
+    assert receipt.evidence is not None
+    path = tmp_path / ".citeledger" / receipt.evidence
+    raw = gzip.decompress(path.read_bytes()).replace(b"60 days", b"90 days")
+    path.write_bytes(gzip.compress(raw))
+    assert _judge(tmp_path, source) is State.TAMPERED
+
+
+def test_corrupt_evidence_is_tampered(tmp_path: Path) -> None:
+    source, receipt = _verified(tmp_path)
+    assert receipt.evidence is not None
+    (tmp_path / ".citeledger" / receipt.evidence).write_bytes(b"not a warc file")
+    assert _judge(tmp_path, source) is State.TAMPERED
+
+
+def test_not_in_ledger_withdrawn_disputed_restricted(tmp_path: Path) -> None:
+    base = Source("k", Identifier("url", URL), {"title": "Secret plan"}, (Quote(QUOTE),))
+    assert Judge(_ledger(tmp_path, base)).judge(CitationRef("nope")).state is State.NOT_IN_LEDGER
+    w = Withdrawal("2026-08-02", "the paper does not say this", "It says something else.")
+    withdrawn = dataclasses.replace(base, withdrawn=w)
+    verdict = Judge(_ledger(tmp_path, withdrawn)).judge(CitationRef("k"))
+    assert verdict.state is State.WITHDRAWN
+    assert any("2026-08-02" in r for r in verdict.reasons)
+    assert any("It says something else." in r for r in verdict.reasons)
+    disputed = dataclasses.replace(base, disputed=w)
+    assert _judge(tmp_path, disputed) is State.DISPUTED
+    restricted = dataclasses.replace(base, audience=("internal",))
+    verdict = Judge(_ledger(tmp_path, restricted)).judge(CitationRef("k"))
+    assert verdict.state is State.RESTRICTED
+    assert not any("Secret plan" in r for r in verdict.reasons)
+    assert Judge(_ledger(tmp_path, restricted), audience="internal").judge(
+        CitationRef("k")
+    ).state is State.UNCHECKED
+
+
+def test_quote_selection(tmp_path: Path) -> None:
+    q1 = Quote("first passage text here", id="a", locator="p. 14")
+    q2 = Quote("second passage text here", id="b", locator="sec. 2")
+    source = Source("k", Identifier("url", URL), {}, (q1, q2))
+    judge = Judge(_ledger(tmp_path, source))
+    assert judge.judge(CitationRef("k", locator="page 14")).quote == q1
+    assert judge.judge(CitationRef("k", locator="§ 2")).quote == q2
+    assert judge.judge(CitationRef("k", selector="b")).quote == q2
+    none_selected = judge.judge(CitationRef("k"))
+    assert none_selected.state is State.UNCHECKED and none_selected.quote is None
+    assert judge.judge(CitationRef("k", locator="p. 99")).quote is None
+    assert judge.judge(CitationRef("k", selector="zzz")).quote is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("p. 14", ("page", "14")),
+        ("pp. 3–5", ("page", "3-5")),
+        ("14", ("page", "14")),
+        ("sec. 14.2", ("section", "14.2")),
+        ("§14.2", ("section", "14.2")),
+        ("chapter 3", ("chapter", "3")),
+    ],
+)
+def test_normalize_locator(text: str, expected: tuple[str, str]) -> None:
+    assert normalize_locator(text) == expected
+
+
+def test_receipt_records_the_contract_fields(tmp_path: Path) -> None:
+    _, receipt = _verified(tmp_path)
+    for name in ("url", "status", "content_type", "retrieved_at", "body_sha256", "extractor",
+                 "text_sha256", "char_start", "char_end", "quote", "quote_sha256", "prefix",
+                 "suffix", "match", "tool", "evidence"):
+        assert getattr(receipt, name) not in (None, ""), name
+    assert receipt.quote_sha256 == sha256_hex(receipt.quote or "")
