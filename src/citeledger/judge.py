@@ -100,7 +100,8 @@ class Judge:
             self._warned.add(message)
             self.warnings.append(message)
 
-    def judge(self, ref: CitationRef) -> Judgement:
+    def judge(self, ref: CitationRef, quote: Quote | None = None) -> Judgement:
+        """Judge one citation; ``quote`` bypasses selection (evidence pages judge each quote)."""
         source = self.ledger.sources.get(ref.key)
         if source is None:
             return Judgement(
@@ -141,7 +142,9 @@ class Judge:
             )
             return Judgement(ref.key, State.DISPUTED, tuple(reasons), source=source)
 
-        quote, why = self._select_quote(source, ref)
+        why = ""
+        if quote is None:
+            quote, why = self._select_quote(source, ref)
         if quote is None:
             return Judgement(ref.key, State.UNCHECKED, (why,), source=source)
         return self._judge_quote(ref, source, quote)
