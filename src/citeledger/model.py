@@ -36,7 +36,7 @@ class State(str, Enum):
         return self is not State.CHECKED
 
     @property
-    def title(self) -> str:
+    def title(self) -> str:  # type: ignore[override]
         """Words a reader sees at the claim; never a euphemism for 'not checked'."""
         return STATE_TITLES[self]
 
@@ -152,7 +152,7 @@ class Source:
     line: int | None = field(default=None, compare=False)
 
     @property
-    def title(self) -> str:
+    def title(self) -> str:  # type: ignore[override]
         return str(self.csl.get("title") or self.key)
 
 
