@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.utils import Digester
 from warcio.warcwriter import WARCWriter
@@ -258,7 +259,9 @@ class EvidenceReader:
         ev.declared_body_sha256 = path.name.split(".")[0].split("~")[0]
         try:
             self._read_records(path, ev)
-        except (OSError, EOFError, ValueError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        except (
+            OSError, EOFError, ValueError, gzip.BadGzipFile, UnicodeDecodeError, ArchiveLoadFailed
+        ) as exc:
             ev.problems.append(f"evidence file {rel} is unreadable ({exc.__class__.__name__})")
         return ev
 
