@@ -221,6 +221,12 @@ class Judge:
                 "receipt is for other words. Run `citeledger verify` again.",
                 receipt=receipt,
             )
+        if receipt.retracted:  # a retraction outranks everything a check could find
+            return verdict(
+                State.RETRACTED,
+                f"The registry records a retraction: {receipt.retracted}",
+                receipt=receipt,
+            )
         outcome = receipt.outcome
         if outcome == "unretrievable":
             return verdict(
@@ -262,12 +268,6 @@ class Judge:
             return verdict(
                 State.METADATA_MISMATCH,
                 f"The identifier resolves to a different work: {receipt.metadata_mismatch}",
-                receipt=receipt,
-            )
-        if receipt.retracted:
-            return verdict(
-                State.RETRACTED,
-                f"The registry records a retraction: {receipt.retracted}",
                 receipt=receipt,
             )
         return verdict(State.CHECKED, self._checked_reason(receipt), receipt=receipt)

@@ -162,6 +162,7 @@ class Ledger:
     root: str  # its folder: file identifiers and the evidence store are relative to it
     sources: Mapping[str, Source]
     evidence_dir: str  # absolute path of the evidence store
+    allow_files_outside: bool = False  # `file:` identifiers may leave the ledger's folder
 
 
 @dataclass(frozen=True)

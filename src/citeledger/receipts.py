@@ -24,10 +24,18 @@ TITLE_MISMATCH_BELOW = 60  # token-set similarity (0-100) under which titles nam
 
 
 def failure_receipts(
-    source: Source, reason: str, retrieved_at: str | None = None
+    source: Source,
+    reason: str,
+    retrieved_at: str | None = None,
+    *,
+    metadata: Mapping[str, Any] | None = None,
 ) -> list[tuple[int, Receipt]]:
-    """Every quote of the source gets an ``unretrievable`` receipt carrying the precise reason."""
+    """Every quote of the source gets an ``unretrievable`` receipt carrying the precise reason.
+
+    The registry's metadata still counts: a paywalled paper that was retracted is retracted.
+    """
     at = retrieved_at or utc_now()
+    extra = _metadata_fields(source, metadata)
     return [
         (
             i,
@@ -38,10 +46,23 @@ def failure_receipts(
                 tool=TOOL,
                 writer_quote_sha256=sha256_hex(q.text),
                 reason=reason,
+                **extra,
             ),
         )
         for i, q in enumerate(source.quotes)
     ]
+
+
+def _metadata_fields(source: Source, metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not metadata:
+        return {}
+    from citeledger.retrieve import retraction_of
+
+    return {
+        "metadata": dict(metadata),
+        "metadata_mismatch": metadata_mismatch(source, metadata),
+        "retracted": retraction_of(metadata),
+    }
 
 
 def receipts_for_retrieval(
@@ -50,6 +71,7 @@ def receipts_for_retrieval(
     store: EvidenceStore,
     *,
     extracted: Extracted | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> list[tuple[int, Receipt]]:
     """Extract, store the evidence, locate every quote and make its receipt."""
     from citeledger.extract import extract, no_work_reason
@@ -78,10 +100,7 @@ def receipts_for_retrieval(
         "etag": _header(retrieval.response_headers, "etag"),
         "last_modified": _header(retrieval.response_headers, "last-modified"),
     }
-    if retrieval.metadata:
-        base["metadata"] = dict(retrieval.metadata)
-        base["metadata_mismatch"] = metadata_mismatch(source, retrieval.metadata)
-        base["retracted"] = _retraction(retrieval.metadata)
+    base.update(_metadata_fields(source, metadata or retrieval.metadata))
     if reason is not None or extracted is None:
         return [
             (
@@ -164,12 +183,3 @@ def metadata_mismatch(source: Source, metadata: Mapping[str, Any]) -> str | None
     if fuzz.token_set_ratio(ours.lower(), theirs.lower()) >= TITLE_MISMATCH_BELOW:
         return None
     return f"the ledger says “{ours}”, the registry says “{theirs}”"
-
-
-def _retraction(metadata: Mapping[str, Any]) -> str | None:
-    try:
-        from citeledger.retrieve import retraction_of
-    except ImportError:  # pragma: no cover - retrieve is part of the package
-        return None
-    result: str | None = retraction_of(metadata)
-    return result

@@ -23,7 +23,7 @@ from citeledger.model import Ledger, Receipt, Source
 from citeledger.receipts import TOOL, receipts_for_retrieval
 from citeledger.verify import execute
 
-GONE_KINDS = frozenset({"not-found", "gone", "host-not-found"})
+GONE_KINDS = frozenset({"not-found", "dns"})  # the identifier no longer resolves
 
 
 def _checked_before(source: Source) -> bool:

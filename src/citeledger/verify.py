@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
@@ -70,7 +71,7 @@ def load_config(config_path: str | None, allow_private: bool) -> Any:
         except (OSError, yaml.YAMLError) as exc:
             raise CiteledgerError(f"cannot read the retrieval settings: {exc}",
                                   file=config_path) from None
-    return RetrieveConfig.load(mapping, allow_private=allow_private)
+    return RetrieveConfig.load(mapping, allow_private=allow_private or None)
 
 
 def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
@@ -135,15 +136,7 @@ def execute(
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
     config = load_config(config_path, allow_private)
-    requests = [
-        retrieve.FetchRequest(
-            key=s.key,
-            identifier=s.identifier,
-            root=led.root,
-            previous=_previous(s) if conditional else None,
-        )
-        for s in sources
-    ]
+    requests = [_request(retrieve.FetchRequest, led, s, conditional) for s in sources]
     out.write(retrieve.plan(requests, config).describe() + "\n")
     if dry_run:
         out.write("citeledger: --dry-run: nothing was sent\n")
@@ -155,11 +148,12 @@ def execute(
     tally = Tally()
     by_key = {s.key: s for s in sources}
 
-    def on_done(request: Any, outcome: Any) -> None:
-        source = by_key[request.key]
+    def on_done(outcome: Any) -> None:
+        source = by_key[outcome.request.key]
         receipts, line = handle(source, outcome, store)
         _write(ledger_path, source, receipts)
-        tally.add(outcome.host or "local files", [r for _, r in receipts])
+        host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
+        tally.add(host, [r for _, r in receipts])
         out.write(f"  @{source.key}: {line}\n")
         out.flush()
 
@@ -172,11 +166,15 @@ def verify_outcome(
     source: Source, outcome: Any, store: EvidenceStore
 ) -> tuple[list[tuple[int, Receipt]], str]:
     if outcome.error is not None:
-        receipts = failure_receipts(source, outcome.error.message)
+        receipts = failure_receipts(
+            source, outcome.error.message, outcome.retrieved_at, metadata=outcome.metadata
+        )
     elif outcome.retrieval is None:  # 304 Not Modified: the current receipts stand
         return [], "unchanged since the last check (not modified)"
     else:
-        receipts = receipts_for_retrieval(source, outcome.retrieval, store)
+        receipts = receipts_for_retrieval(
+            source, outcome.retrieval, store, metadata=outcome.metadata
+        )
     return receipts, describe([r for _, r in receipts])
 
 
@@ -184,6 +182,19 @@ def run_recheck(ledger_path: str, **kwargs: Any) -> int:
     from citeledger.recheck import run_recheck as _run
 
     return _run(ledger_path, **kwargs)
+
+
+def _request(make: Any, led: Ledger, source: Source, conditional: bool) -> Any:
+    """What is sent: the identifier and, on a recheck, the previous response's validators."""
+    prev = _previous(source) if conditional else None
+    return make(
+        identifier=source.identifier,
+        key=source.key,
+        etag=prev.etag if prev else None,
+        last_modified=prev.last_modified if prev else None,
+        root=led.root,
+        allow_files_outside=led.allow_files_outside,
+    )
 
 
 def _previous(source: Source) -> Receipt | None:

@@ -1,0 +1,191 @@
+"""Running a batch of retrievals concurrently and courteously, reporting each as it finishes.
+
+One client per run (connection reuse), a global and a per-host limit, and ``on_done`` called the
+moment an outcome exists, so verify can write receipts incrementally and an interrupt loses
+nothing that finished. It must never raise for anything the network does (each request ends in an
+outcome), and never start a request it was not given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import httpcore
+import httpx
+
+from citeledger.errors import RetrievalError
+from citeledger.model import Identifier, Retrieval
+
+from .address import Resolver, guarded_transport
+from .config import RetrieveConfig
+from .http import Courtesy, Failed, Fetched, client_for, get, utc_now
+from .outcome import FetchOutcome, FetchRequest
+from .providers import METADATA, TEXT, Provider
+from .registry import provider_for
+
+OnDone = Callable[[FetchOutcome], Awaitable[None] | None]
+
+
+async def fetch_all(
+    requests: Sequence[FetchRequest | Identifier],
+    config: RetrieveConfig | None = None,
+    *,
+    on_done: OnDone | None = None,
+    resolver: Resolver | None = None,
+    backend: httpcore.AsyncNetworkBackend | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> list[FetchOutcome]:
+    """Retrieve every request; outcomes come back in the order of ``requests``.
+
+    ``on_done(outcome)`` (sync or async) runs as each finishes; if it raises, the rest are
+    cancelled and the exception propagates. ``resolver`` and ``backend`` replace DNS and the
+    socket layer under the address check (tests); ``transport`` replaces the whole transport —
+    and with it the address check — so it is for mock transports only.
+    """
+    config = config or RetrieveConfig()
+    reqs = [r if isinstance(r, FetchRequest) else FetchRequest(r) for r in requests]
+    if not reqs:
+        return []
+    results: list[FetchOutcome | None] = [None] * len(reqs)
+    courtesy = Courtesy(config)
+    chosen = transport or guarded_transport(config, resolver=resolver, backend=backend)
+    async with client_for(config, chosen) as client:
+
+        async def run(i: int, req: FetchRequest) -> None:
+            outcome = await fetch_one(client, req, config, courtesy)
+            results[i] = outcome
+            if on_done is not None:
+                done = on_done(outcome)
+                if inspect.isawaitable(done):
+                    await done
+
+        tasks = [asyncio.create_task(run(i, r)) for i, r in enumerate(reqs)]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                if not t.done():
+                    t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return [r for r in results if r is not None]
+
+
+def fetch_all_sync(
+    requests: Sequence[FetchRequest | Identifier],
+    config: RetrieveConfig | None = None,
+    **kw: Any,
+) -> list[FetchOutcome]:
+    """``fetch_all`` for callers without an event loop (the CLI)."""
+    return asyncio.run(fetch_all(requests, config, **kw))
+
+
+async def fetch_one(
+    client: httpx.AsyncClient, req: FetchRequest, config: RetrieveConfig, courtesy: Courtesy
+) -> FetchOutcome:
+    try:
+        return await _fetch_one(client, req, config, courtesy)
+    except RetrievalError as exc:
+        return FetchOutcome(req, error=exc, retrieved_at=utc_now())
+    except Exception as exc:  # a bug must still end in an outcome the writer can read
+        err = RetrievalError(f"unexpected failure: {type(exc).__name__}: {exc}", kind="failed")
+        return FetchOutcome(req, error=err, retrieved_at=utc_now())
+
+
+async def _fetch_one(
+    client: httpx.AsyncClient, req: FetchRequest, config: RetrieveConfig, courtesy: Courtesy
+) -> FetchOutcome:
+    provider = provider_for(req.identifier)
+    if provider.local:
+        retrieval = await asyncio.to_thread(
+            provider.read_local, req.identifier, req.root, req.allow_files_outside, config
+        )
+        return FetchOutcome(
+            req,
+            retrieval=retrieval,
+            requested_url=retrieval.requested_url,
+            url=retrieval.url,
+            status=retrieval.status,
+            retrieved_at=retrieval.retrieved_at,
+        )
+    calls = provider.calls(req.identifier, config)
+    text_call = next((c for c in calls if c.purpose == TEXT), None)
+    meta_call = next((c for c in calls if c.purpose == METADATA), None)
+    if not config.fetch_metadata:
+        meta_call = None
+
+    async def nothing() -> None:
+        return None
+
+    text, meta = await asyncio.gather(
+        get(
+            client,
+            text_call.url,
+            config=config,
+            courtesy=courtesy,
+            accept=text_call.accept,
+            conditional=req.conditional_headers(),
+        )
+        if text_call
+        else nothing(),
+        get(client, meta_call.url, config=config, courtesy=courtesy, accept=meta_call.accept)
+        if meta_call
+        else nothing(),
+    )
+    metadata, metadata_error = _metadata(provider, req.identifier, meta)
+    common: dict[str, Any] = {"metadata": metadata, "metadata_error": metadata_error}
+    if text is None:
+        reason = provider.no_text_reason or "no text to retrieve"
+        return FetchOutcome(
+            req,
+            error=RetrievalError(reason, kind="no-text"),
+            retrieved_at=meta.retrieved_at if meta is not None else utc_now(),
+            **common,
+        )
+    common.update(
+        requested_url=text.requested_url,
+        url=text.url,
+        redirects=text.redirects,
+        attempts=text.attempts,
+        waited=text.waited,
+        retrieved_at=text.retrieved_at,
+    )
+    if isinstance(text, Failed):
+        return FetchOutcome(req, error=text.error, status=text.status, **common)
+    common.update(
+        status=text.status, etag=text.header("etag"), last_modified=text.header("last-modified")
+    )
+    if text.not_modified:
+        return FetchOutcome(req, not_modified=True, **common)
+    retrieval = Retrieval(
+        identifier=req.identifier,
+        requested_url=text.requested_url,
+        url=text.url,
+        status=text.status,
+        content_type=text.content_type,
+        body=text.body,
+        retrieved_at=text.retrieved_at,
+        request_headers=text.request_headers,
+        response_headers=text.response_headers,
+        redirects=text.redirects,
+        protocol=text.protocol,
+        metadata=metadata,
+    )
+    return FetchOutcome(req, retrieval=retrieval, **common)
+
+
+def _metadata(
+    provider: Provider, identifier: Identifier, meta: Fetched | Failed | None
+) -> tuple[Any, RetrievalError | None]:
+    if meta is None:
+        return None, None
+    if isinstance(meta, Failed):
+        return None, meta.error
+    if meta.not_modified:  # never asked conditionally; treat as nothing said
+        return None, RetrievalError("metadata: unexpected HTTP 304", kind="metadata")
+    try:
+        return provider.parse_metadata(identifier, meta), None
+    except RetrievalError as exc:
+        return None, exc

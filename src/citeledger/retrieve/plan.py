@@ -1,0 +1,153 @@
+"""The plan of a retrieval run, stated before anything is sent: hosts, requests, what leaves.
+
+Rule 13 of the design seeds: retrieval is an explicit outward act, bounded, and its scope is said
+before it runs. ``plan`` computes it from the identifiers alone — no DNS lookup, no connection —
+so ``verify --dry-run`` can print it and ``verify`` can ask before fetching. It must never touch
+the network, and what ``describe`` says is sent must be exactly what ``fetch_all`` sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from citeledger.errors import RetrievalError
+from citeledger.model import Identifier
+
+from .address import ALLOW_FIX, parse_ip, refusal
+from .config import RetrieveConfig
+from .outcome import FetchRequest
+from .providers import METADATA
+from .registry import provider_for
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    identifier: Identifier
+    url: str
+    host: str
+    purpose: str  # "text" | "metadata"
+    what: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    calls: tuple[PlannedCall, ...]
+    local: tuple[Identifier, ...]  # file: identifiers, read from disk
+    invalid: tuple[tuple[Identifier, str], ...]  # not sent: malformed or unknown kind
+    refused: tuple[tuple[Identifier, str], ...]  # not sent: literal internal address
+    user_agent: str
+    allow_private: bool
+    max_attempts: int
+    max_redirects: int
+    host_intervals: Mapping[str, float] = field(default_factory=dict)
+    sends_only_identifiers: bool = True  # by construction: FetchRequest cannot carry prose
+
+    @property
+    def request_count(self) -> int:
+        return len(self.calls)
+
+    def hosts(self) -> dict[str, int]:
+        """Host → number of requests, in the order hosts first appear."""
+        counts: dict[str, int] = {}
+        for call in self.calls:
+            counts[call.host] = counts.get(call.host, 0) + 1
+        return counts
+
+    def describe(self, *, list_requests: bool = True) -> str:
+        lines: list[str] = []
+        hosts = self.hosts()
+        n, h = self.request_count, len(hosts)
+        lines.append(
+            f"Retrieval plan: {n} request{'s' if n != 1 else ''} to {h} "
+            f"host{'s' if h != 1 else ''} (before redirects)."
+        )
+        width = max((len(x) for x in hosts), default=0)
+        for host, count in hosts.items():
+            line = f"  {host.ljust(width)}  {count} request{'s' if count != 1 else ''}"
+            interval = self.host_intervals.get(host)
+            if interval and count > 1:
+                line += f", one every {interval:g} s (at least {interval * (count - 1):g} s)"
+            lines.append(line)
+        lines.append(
+            "Sent: only the identifiers, as the request URLs"
+            + (" below" if list_requests and self.calls else "")
+            + f", with User-Agent {self.user_agent!r}, Accept and Accept-Encoding"
+            " (and If-None-Match / If-Modified-Since when rechecking)."
+        )
+        lines.append("Never sent: your quotes, notes or document text.")
+        if self.calls:
+            lines.append(
+                f"Redirects (up to {self.max_redirects} per request) may lead to other hosts, "
+                "e.g. a DOI to its publisher; each hop is checked and recorded in the receipt. "
+                f"A server that asks to retry gets at most {self.max_attempts} attempts."
+            )
+        if self.allow_private:
+            lines.append("Private, loopback and link-local addresses: ALLOWED (--allow-private).")
+        else:
+            lines.append(
+                "Private, loopback and link-local addresses are refused, also after DNS "
+                "and redirects (--allow-private allows them)."
+            )
+        if self.local:
+            lines.append(
+                f"Read from disk, no network: {len(self.local)} "
+                f"file{'s' if len(self.local) != 1 else ''}."
+            )
+        for _ident, why in self.invalid:
+            lines.append(f"Not retrieved: {why}")
+        for ident, why in self.refused:
+            lines.append(f"Not retrieved: {ident}: {why}")
+        if list_requests and self.calls:
+            lines.append("Requests:")
+            for call in self.calls:
+                lines.append(f"  GET {call.url}  ({call.identifier}: {call.what})")
+        return "\n".join(lines)
+
+
+def plan(
+    identifiers: Iterable[Identifier | FetchRequest], config: RetrieveConfig | None = None
+) -> Plan:
+    """What ``fetch_all`` would send for these identifiers, computed without any I/O."""
+    config = config or RetrieveConfig()
+    calls: list[PlannedCall] = []
+    local: list[Identifier] = []
+    invalid: list[tuple[Identifier, str]] = []
+    refused: list[tuple[Identifier, str]] = []
+    for item in identifiers:
+        ident = item.identifier if isinstance(item, FetchRequest) else item
+        try:
+            provider = provider_for(ident)
+            if provider.local:
+                local.append(ident)
+                continue
+            wanted = [
+                c
+                for c in provider.calls(ident, config)
+                if config.fetch_metadata or c.purpose != METADATA
+            ]
+        except RetrievalError as exc:
+            invalid.append((ident, exc.message))
+            continue
+        blocked = None
+        for c in wanted:
+            literal = parse_ip(c.host)
+            if literal is not None:
+                blocked = refusal(c.host, [str(literal)], config.allow_private)
+                if blocked is not None:
+                    break
+        if blocked is not None:
+            refused.append((ident, blocked.message + (f" — {ALLOW_FIX}" if blocked.fix else "")))
+            continue
+        calls.extend(PlannedCall(ident, c.url, c.host, c.purpose, c.what) for c in wanted)
+    return Plan(
+        calls=tuple(calls),
+        local=tuple(local),
+        invalid=tuple(invalid),
+        refused=tuple(refused),
+        user_agent=config.user_agent,
+        allow_private=config.allow_private,
+        max_attempts=config.max_attempts,
+        max_redirects=config.max_redirects,
+        host_intervals=dict(config.host_intervals),
+    )
