@@ -9,13 +9,14 @@ the located span — never the writer's typing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz import fuzz
 
 from citeledger import __version__
 from citeledger.errors import ExtractError
-from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
+from citeledger.evidence import EvidenceStore, StoredEvidence, sha256_hex, utc_now
 from citeledger.model import Extracted, Quote, Receipt, Retrieval, Source
 
 TOOL = f"citeledger {__version__}"
@@ -65,27 +66,53 @@ def _metadata_fields(source: Source, metadata: Mapping[str, Any] | None) -> dict
     }
 
 
+@dataclass(frozen=True)
+class Capture:
+    """One retrieval, extracted and stored once, however many sources share its identifier."""
+
+    retrieval: Retrieval
+    stored: StoredEvidence
+    extracted: Extracted | None
+    prepared: Any  # locate.Prepared: the text normalised once for every quote
+    reason: str | None  # why there is no text of the work, when there is none
+
+
+def capture(retrieval: Retrieval, store: EvidenceStore) -> Capture:
+    """Extract the text of the work and store the evidence (body, text, extractor)."""
+    from citeledger.extract import extract, no_work_reason
+    from citeledger.locate import prepare
+
+    extracted: Extracted | None = None
+    reason: str | None = None
+    try:
+        extracted = extract(retrieval.body, retrieval.content_type, retrieval.url)
+    except ExtractError as exc:
+        reason = f"no text of the work: {exc.message}"
+    if extracted is not None:
+        reason = no_work_reason(extracted, retrieval.status)
+    stored = store.put(retrieval, extracted)
+    prepared = prepare(extracted.text) if extracted is not None and reason is None else None
+    return Capture(retrieval, stored, extracted, prepared, reason)
+
+
 def receipts_for_retrieval(
     source: Source,
     retrieval: Retrieval,
     store: EvidenceStore,
     *,
-    extracted: Extracted | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> list[tuple[int, Receipt]]:
     """Extract, store the evidence, locate every quote and make its receipt."""
-    from citeledger.extract import extract, no_work_reason
-    from citeledger.locate import locate_prepared, prepare
+    return receipts_for_capture(source, capture(retrieval, store), metadata=metadata)
 
-    reason: str | None = None
-    if extracted is None:
-        try:
-            extracted = extract(retrieval.body, retrieval.content_type, retrieval.url)
-        except ExtractError as exc:
-            reason = f"no text of the work: {exc.message}"
-    if extracted is not None and reason is None:
-        reason = no_work_reason(extracted, retrieval.status)
-    stored = store.put(retrieval, extracted)
+
+def receipts_for_capture(
+    source: Source, cap: Capture, *, metadata: Mapping[str, Any] | None = None
+) -> list[tuple[int, Receipt]]:
+    """Locate every quote of ``source`` in an already stored capture."""
+    from citeledger.locate import locate_prepared
+
+    retrieval, stored, extracted = cap.retrieval, cap.stored, cap.extracted
     base: dict[str, Any] = {
         "identifier": str(source.identifier),
         "retrieved_at": retrieval.retrieved_at,
@@ -101,14 +128,14 @@ def receipts_for_retrieval(
         "last_modified": _header(retrieval.response_headers, "last-modified"),
     }
     base.update(_metadata_fields(source, metadata or retrieval.metadata))
-    if reason is not None or extracted is None:
+    if cap.reason is not None or extracted is None:
         return [
             (
                 i,
                 Receipt(
                     outcome="unretrievable",
                     writer_quote_sha256=sha256_hex(q.text),
-                    reason=reason or "no text of the work",
+                    reason=cap.reason or "no text of the work",
                     **base,
                 ),
             )
@@ -117,11 +144,10 @@ def receipts_for_retrieval(
     base["extractor"] = f"{extracted.extractor} {extracted.extractor_version}"
     base["text_sha256"] = stored.text_sha256
     base["last_revised"] = extracted.last_revised
-    prepared = prepare(extracted.text)
-    out: list[tuple[int, Receipt]] = []
-    for i, q in enumerate(source.quotes):
-        out.append((i, _quote_receipt(q, extracted, prepared, base, locate_prepared)))
-    return out
+    return [
+        (i, _quote_receipt(q, extracted, cap.prepared, base, locate_prepared))
+        for i, q in enumerate(source.quotes)
+    ]
 
 
 def _quote_receipt(

@@ -18,9 +18,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
+from citeledger.evidence import sha256_hex, utc_now
 from citeledger.model import Ledger, Receipt, Source
-from citeledger.receipts import TOOL, receipts_for_retrieval
+from citeledger.receipts import TOOL, Capture, receipts_for_capture
 from citeledger.verify import execute
 
 GONE_KINDS = frozenset({"not-found", "dns"})  # the identifier no longer resolves
@@ -58,7 +58,7 @@ def classify(previous: Receipt | None, new: Receipt) -> tuple[str, Receipt]:
 
 
 def recheck_outcome(
-    source: Source, outcome: Any, store: EvidenceStore
+    source: Source, outcome: Any, cap: Capture | None
 ) -> tuple[list[tuple[int, Receipt]], str]:
     if outcome.error is not None:
         kind = getattr(outcome.error, "kind", "")
@@ -80,9 +80,9 @@ def recheck_outcome(
             for i, q in enumerate(source.quotes)
         ]
         return gone, f"GONE ({outcome.error.message})"
-    if outcome.retrieval is None:
+    if cap is None:
         return [], "unchanged (not modified since the last check)"
-    made = receipts_for_retrieval(source, outcome.retrieval, store)
+    made = receipts_for_capture(source, cap, metadata=outcome.metadata)
     result: list[tuple[int, Receipt]] = []
     words: list[str] = []
     for i, receipt in made:

@@ -20,7 +20,7 @@ from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore
 from citeledger.model import Ledger, Receipt, Source
-from citeledger.receipts import failure_receipts, receipts_for_retrieval
+from citeledger.receipts import Capture, capture, failure_receipts, receipts_for_capture
 
 
 @dataclass
@@ -87,7 +87,8 @@ def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-Handler = Callable[[Source, Any, EvidenceStore], "tuple[list[tuple[int, Receipt]], str]"]
+# A handler turns one fetch outcome (and its capture, stored once) into a source's receipts.
+Handler = Callable[[Source, Any, "Capture | None"], "tuple[list[tuple[int, Receipt]], str]"]
 
 
 def run_verify(
@@ -136,7 +137,13 @@ def execute(
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
     config = load_config(config_path, allow_private)
-    requests = [_request(retrieve.FetchRequest, led, s, conditional) for s in sources]
+    # One request per identifier: two sources citing the same page share one retrieval.
+    groups: dict[str, list[Source]] = {}
+    for s in sources:
+        groups.setdefault(str(s.identifier), []).append(s)
+    requests = [
+        _request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()
+    ]
     out.write(retrieve.plan(requests, config).describe() + "\n")
     if dry_run:
         out.write("citeledger: --dry-run: nothing was sent\n")
@@ -146,15 +153,15 @@ def execute(
         return 1
     store = EvidenceStore(led.evidence_dir)
     tally = Tally()
-    by_key = {s.key: s for s in sources}
 
     def on_done(outcome: Any) -> None:
-        source = by_key[outcome.request.key]
-        receipts, line = handle(source, outcome, store)
-        _write(ledger_path, source, receipts)
         host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
-        tally.add(host, [r for _, r in receipts])
-        out.write(f"  @{source.key}: {line}\n")
+        cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
+        for source in groups[outcome.request.key]:
+            receipts, line = handle(source, outcome, cap)
+            _write(ledger_path, source, receipts)
+            tally.add(host, [r for _, r in receipts])
+            out.write(f"  @{source.key}: {line}\n")
         out.flush()
 
     retrieve.fetch_all_sync(requests, config, on_done=on_done)
@@ -163,18 +170,16 @@ def execute(
 
 
 def verify_outcome(
-    source: Source, outcome: Any, store: EvidenceStore
+    source: Source, outcome: Any, cap: Capture | None
 ) -> tuple[list[tuple[int, Receipt]], str]:
     if outcome.error is not None:
         receipts = failure_receipts(
             source, outcome.error.message, outcome.retrieved_at, metadata=outcome.metadata
         )
-    elif outcome.retrieval is None:  # 304 Not Modified: the current receipts stand
+    elif cap is None:  # 304 Not Modified: the current receipts stand
         return [], "unchanged since the last check (not modified)"
     else:
-        receipts = receipts_for_retrieval(
-            source, outcome.retrieval, store, metadata=outcome.metadata
-        )
+        receipts = receipts_for_capture(source, cap, metadata=outcome.metadata)
     return receipts, describe([r for _, r in receipts])
 
 
@@ -184,12 +189,17 @@ def run_recheck(ledger_path: str, **kwargs: Any) -> int:
     return _run(ledger_path, **kwargs)
 
 
-def _request(make: Any, led: Ledger, source: Source, conditional: bool) -> Any:
-    """What is sent: the identifier and, on a recheck, the previous response's validators."""
-    prev = _previous(source) if conditional else None
+def _request(make: Any, led: Ledger, same: Sequence[Source], conditional: bool) -> Any:
+    """What is sent: the identifier and, on a recheck, the previous response's validators.
+
+    Validators are used only when every source sharing the identifier has one from the same
+    body; otherwise a 304 could leave one of them without a fresh receipt.
+    """
+    prevs = [_previous(s) for s in same] if conditional else [None]
+    prev = prevs[0] if len({p.body_sha256 if p else None for p in prevs}) == 1 else None
     return make(
-        identifier=source.identifier,
-        key=source.key,
+        identifier=same[0].identifier,
+        key=str(same[0].identifier),
         etag=prev.etag if prev else None,
         last_modified=prev.last_modified if prev else None,
         root=led.root,
@@ -209,9 +219,7 @@ def _previous(source: Source) -> Receipt | None:
 def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
     if not receipts:
         return
-    ledger_mod.append_receipts(
-        ledger_path, source.key, [(i, ledger_mod.receipt_to_dict(r)) for i, r in receipts]
-    )
+    ledger_mod.append_receipts(ledger_path, [(source.key, i, r) for i, r in receipts])
 
 
 def describe(receipts: Sequence[Receipt]) -> str:

@@ -1,0 +1,200 @@
+"""The verify act end to end: a real loopback server, the real CLI, the real ledger on disk.
+
+What a writer relies on: verify states its plan and needs consent, sends identifiers only,
+writes receipts that the offline judgement then accepts (or refuses), keeps every finished
+receipt when killed, and recheck tells unchanged from moved from changed from gone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import netserver as ns
+from citeledger.cli import main
+from citeledger.judge import Judge
+from citeledger.ledger import load_ledger
+from citeledger.model import CitationRef, State
+
+netserver = ns.netserver
+REPO = Path(__file__).resolve().parent.parent
+MANUAL = (REPO / "examples/standing-case/publisher/claims-manual.html").read_bytes()
+QUOTE = (
+    "An appeal against a declined subsidence claim must be received within 60 days of the date "
+    "of the decision letter."
+)
+
+
+def _ledger(tmp_path: Path, sources: str) -> Path:
+    path = tmp_path / "citeledger.yaml"
+    path.write_text("# my sources\nsources:\n" + sources, encoding="utf-8")
+    return path
+
+
+def _state(ledger: Path, key: str) -> State:
+    return Judge(load_ledger(ledger)).judge(CitationRef(key)).state
+
+
+def _verify(ledger: Path, *extra: str) -> int:
+    return main(["verify", "--ledger", str(ledger), "--yes", "--allow-private", *extra])
+
+
+def test_verify_checks_refuses_and_sends_only_identifiers(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = netserver.url("/manual.html")
+    netserver.static("/manual.html", MANUAL)
+    missing = netserver.url("/gone.html")
+    netserver.status("/gone.html", 404)
+    ledger = _ledger(
+        tmp_path,
+        f"""  good:  # the real quote
+    url: {url}
+    quotes:
+      - text: "{QUOTE}"
+  misquoted:
+    url: {url}
+    quotes:
+      - text: "{QUOTE.replace("60", "90")}"
+  notnegated:
+    url: {url}
+    quotes:
+      - text: "{QUOTE.replace("must be", "must not be")}"
+  missing:
+    url: {missing}
+    quotes:
+      - text: "{QUOTE}"
+""",
+    )
+    assert _verify(ledger) == 0
+    out = capsys.readouterr().out
+    assert "Retrieval plan" in out and "Never sent" in out
+    assert _state(ledger, "good") is State.CHECKED
+    assert _state(ledger, "misquoted") is State.QUOTE_NOT_FOUND
+    assert _state(ledger, "notnegated") is State.QUOTE_NOT_FOUND
+    assert _state(ledger, "missing") is State.UNRETRIEVABLE
+    reasons = Judge(load_ledger(ledger)).judge(CitationRef("misquoted")).reasons
+    assert any("60" in r and "90" in r for r in reasons)
+    # One request per identifier, and no request carries the writer's words.
+    assert len(netserver.requests_to("/manual.html")) == 1
+    for seen in netserver.requests:
+        assert b"subsidence" not in seen.raw and b"appeal" not in seen.raw
+    text = ledger.read_text(encoding="utf-8")
+    assert text.startswith("# my sources\n") and "# the real quote" in text
+
+
+def test_verify_without_consent_sends_nothing(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = netserver.url("/manual.html")
+    netserver.static("/manual.html", MANUAL)
+    ledger = _ledger(tmp_path, f"  good:\n    url: {url}\n    quotes:\n      - text: x y z w\n")
+    before = ledger.read_bytes()
+    # pytest's stdin is not a terminal: without --yes nothing may be sent.
+    assert main(["verify", "--ledger", str(ledger), "--allow-private"]) == 2
+    assert "--yes" in capsys.readouterr().err
+    assert main(["verify", "--ledger", str(ledger), "--dry-run", "--allow-private"]) == 0
+    assert netserver.requests == []
+    assert ledger.read_bytes() == before
+
+
+def test_loopback_is_refused_without_allow_private(tmp_path: Path, netserver: ns.NetServer) -> None:
+    url = netserver.url("/manual.html")
+    netserver.static("/manual.html", MANUAL)
+    ledger = _ledger(tmp_path, f"  good:\n    url: {url}\n    quotes:\n      - text: '{QUOTE}'\n")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert netserver.requests == []
+    verdict = Judge(load_ledger(ledger)).judge(CitationRef("good"))
+    assert verdict.state is State.UNRETRIEVABLE
+    assert any("loopback" in r for r in verdict.reasons)
+
+
+def test_recheck_branches(tmp_path: Path, netserver: ns.NetServer) -> None:
+    other = b"<p>Another sentence that stands first in the new version of the page.</p>"
+    doc = netserver.document("/m.html", MANUAL)
+    url = netserver.url("/m.html")
+    ledger = _ledger(tmp_path, f"  m:\n    url: {url}\n    quotes:\n      - text: '{QUOTE}'\n")
+    assert _verify(ledger) == 0
+    first = load_ledger(ledger).sources["m"].quotes[0].latest
+    assert first is not None and first.outcome == "found"
+
+    def recheck() -> None:
+        assert main(["recheck", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+
+    recheck()  # unchanged: 304, nothing appended
+    assert len(load_ledger(ledger).sources["m"].quotes[0].receipts) == 1
+    assert netserver.requests_to("/m.html")[-1].header("if-none-match") == doc.etag
+
+    doc.update(MANUAL.replace(b"<h1>", other + b"<h1>"))  # moved
+    recheck()
+    moved = load_ledger(ledger).sources["m"].quotes[0].latest
+    assert moved is not None and moved.outcome == "found"
+    assert moved.char_start != first.char_start
+    assert _state(ledger, "m") is State.CHECKED
+
+    doc.update(MANUAL.replace(b"60 days", b"45 days"))  # changed
+    recheck()
+    assert load_ledger(ledger).sources["m"].quotes[0].latest.outcome == "changed"  # type: ignore[union-attr]
+    verdict = Judge(load_ledger(ledger)).judge(CitationRef("m"))
+    assert verdict.state is State.SOURCE_CHANGED
+    assert any("Last seen" in r for r in verdict.reasons)
+
+    doc.gone = True  # gone
+    recheck()
+    quote = load_ledger(ledger).sources["m"].quotes[0]
+    assert quote.latest is not None and quote.latest.outcome == "gone"
+    assert _state(ledger, "m") is State.SOURCE_CHANGED
+    # History is kept: found, found (moved), changed, gone.
+    assert [r.outcome for r in quote.receipts] == ["found", "found", "changed", "gone"]
+
+
+def test_killed_mid_run_keeps_finished_receipts(tmp_path: Path, netserver: ns.NetServer) -> None:
+    netserver.static("/fast.html", MANUAL)
+    netserver.delay("/slow.html", 30.0, MANUAL)
+    ledger = _ledger(
+        tmp_path,
+        f"""  fast:
+    url: {netserver.url("/fast.html")}
+    quotes:
+      - text: "{QUOTE}"
+  slow:
+    url: {netserver.url("/slow.html")}
+    quotes:
+      - text: "{QUOTE}"
+""",
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "citeledger.cli",
+            "verify",
+            "--ledger",
+            str(ledger),
+            "--yes",
+            "--allow-private",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 20
+    try:
+        while time.monotonic() < deadline:
+            if "receipts:" in ledger.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=10)
+    led = load_ledger(ledger)  # valid
+    assert led.sources["fast"].quotes[0].latest is not None
+    assert led.sources["slow"].quotes[0].latest is None
+    assert _state(ledger, "fast") is State.CHECKED
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and "tmp" in p.name]
