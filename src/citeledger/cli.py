@@ -28,8 +28,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--only", nargs="+", metavar="KEY", default=())
     v.add_argument("--dry-run", action="store_true", help="state the plan, send nothing")
     v.add_argument("--yes", action="store_true", help="do not ask before sending")
-    v.add_argument("--allow-private", action="store_true",
-                   help="allow loopback, private and link-local addresses")
+    v.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="allow loopback, private and link-local addresses",
+    )
     v.add_argument("--config", help="retrieval settings (YAML): base URLs, mailto, limits")
 
     r = sub.add_parser("recheck", help="re-retrieve and classify: unchanged/moved/changed/gone")
@@ -45,8 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--ledger", help="default: the document's citeledger.ledger, else beside it")
     c.add_argument("--json", dest="json_out", metavar="FILE", help="write the report ('-': stdout)")
     c.add_argument("--warn-only", action="store_true", help="exit 0 even with breakdowns")
-    c.add_argument("--min-coverage", type=float, metavar="RATIO",
-                   help="fail when the share of prose sentences with provenance is lower")
+    c.add_argument(
+        "--min-coverage",
+        type=float,
+        metavar="RATIO",
+        help="fail when the share of prose sentences with provenance is lower",
+    )
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
@@ -141,18 +148,27 @@ def _dispatch(args: argparse.Namespace) -> int:
         from citeledger.record import record_withdrawal
 
         return record_withdrawal(
-            args.ledger, args.key, kind=cmd, reason=args.reason,
-            source_says=args.source_says, date=args.date,
+            args.ledger,
+            args.key,
+            kind=cmd,
+            reason=args.reason,
+            source_says=args.source_says,
+            date=args.date,
         )
     if cmd == "add":
         from citeledger.record import add_source
 
         ident = next(
-            (k, getattr(args, k)) for k in ("url", "doi", "arxiv", "isbn", "file")
+            (k, getattr(args, k))
+            for k in ("url", "doi", "arxiv", "isbn", "file")
             if getattr(args, k)
         )
         return add_source(
-            args.ledger, args.key, ident, title=args.title, quotes=args.quote,
+            args.ledger,
+            args.key,
+            ident,
+            title=args.title,
+            quotes=args.quote,
             locator=args.locator,
         )
     if cmd == "import":
@@ -160,7 +176,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return import_bibliography(args.ledger, args.bibliography)
     if cmd == "evidence":
-        from citeledger.evidence_cmd import write_evidence_pages
+        from citeledger.evidence_pages import write_evidence_pages
 
         return write_evidence_pages(args.ledger, args.out)
     raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
