@@ -20,9 +20,24 @@ from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
 
 _CSL_KEEP = (
-    "type", "title", "author", "editor", "issued", "container-title", "publisher",
-    "publisher-place", "page", "volume", "issue", "edition", "number", "genre", "language",
-    "collection-title", "ISSN", "note",
+    "type",
+    "title",
+    "author",
+    "editor",
+    "issued",
+    "container-title",
+    "publisher",
+    "publisher-place",
+    "page",
+    "volume",
+    "issue",
+    "edition",
+    "number",
+    "genre",
+    "language",
+    "collection-title",
+    "ISSN",
+    "note",
 )
 
 
@@ -63,17 +78,9 @@ def add_source(
         if locator:
             qs[0]["locator"] = locator
         fields["quotes"] = qs
-    _ensure_ledger(ledger_path)
-    ledger_mod.add_source(ledger_path, key, fields)
+    ledger_mod.add_source(ledger_path, key, fields, create=True)
     print(f"citeledger: added @{key} to {ledger_path}; run `citeledger verify` to check it")
     return 0
-
-
-def _ensure_ledger(path: str) -> None:
-    p = Path(path)
-    if not p.exists():
-        p.write_text("# citeledger ledger: the sources this document cites.\nsources: {}\n",
-                     encoding="utf-8")
 
 
 def csl_to_source(item: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
@@ -115,8 +122,9 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
     """BibTeX/BibLaTeX/CSL-JSON → ledger sources, via pandoc's own bibliography reader."""
     path = Path(bibliography)
     if not path.is_file():
-        raise CiteledgerError("bibliography not found", file=bibliography,
-                              fix="give the path of a .bib or .json file")
+        raise CiteledgerError(
+            "bibliography not found", file=bibliography, fix="give the path of a .bib or .json file"
+        )
     if path.suffix.lower() == ".json":
         items = json.loads(path.read_text(encoding="utf-8"))
     else:
@@ -125,14 +133,20 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
         reader = "biblatex" if path.suffix.lower() == ".bib" else "bibtex"
         proc = subprocess.run(
             [pypandoc.get_pandoc_path(), "-f", reader, "-t", "csljson", str(path)],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if proc.returncode != 0:
             first = (proc.stderr.strip().splitlines() or ["unreadable"])[0]
-            raise CiteledgerError(f"pandoc could not read the bibliography: {first}",
-                                  file=bibliography, fix="fix the entry it names")
+            raise CiteledgerError(
+                f"pandoc could not read the bibliography: {first}",
+                file=bibliography,
+                fix="fix the entry it names",
+            )
         items = json.loads(proc.stdout or "[]")
-    _ensure_ledger(ledger_path)
+    with ledger_mod.edit_ledger(ledger_path, create=True):
+        pass  # an empty ledger, created under the lock, when there is none yet
     existing = set(ledger_mod.load_ledger(ledger_path).sources)
     added = skipped = 0
     with ledger_mod.edit_ledger(ledger_path) as doc:
@@ -141,8 +155,10 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
             key = str(item.get("id", ""))
             if not key or key in existing:
                 if key:
-                    print(f"[WARNING] citeledger: @{key} is already in the ledger; left as it is",
-                          file=sys.stderr)
+                    print(
+                        f"[WARNING] citeledger: @{key} is already in the ledger; left as it is",
+                        file=sys.stderr,
+                    )
                 skipped += 1
                 continue
             fields, why = csl_to_source(item)

@@ -1,0 +1,264 @@
+"""Identifier syntax: what verify may send, and the advice a writer gets for a malformed one."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citeledger.identifiers import (
+    IdentifierError,
+    arxiv_version,
+    validate_arxiv,
+    validate_doi,
+    validate_identifier,
+    validate_isbn,
+    validate_url,
+)
+
+# --- DOI -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "doi",
+    [
+        "10.18653/v1/2020.emnlp-main.324",
+        "10.1000/182",
+        "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
+        "10.1000.10/123456",
+        "10.123456789/x",
+    ],
+)
+def test_valid_dois_are_returned_as_written(doi: str) -> None:
+    assert validate_doi(doi) == doi
+    assert validate_doi(f"  {doi} ") == doi
+
+
+@pytest.mark.parametrize(
+    ("written", "bare"),
+    [
+        ("https://doi.org/10.1234/abc", "10.1234/abc"),
+        ("http://dx.doi.org/10.1234/abc", "10.1234/abc"),
+        ("doi.org/10.1234/abc", "10.1234/abc"),
+    ],
+)
+def test_doi_url_form_is_refused_with_the_bare_doi_as_fix(written: str, bare: str) -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_doi(written)
+    assert "write the bare DOI, without https://doi.org/" in err.value.fix
+    assert f"doi: {bare}" in err.value.fix
+
+
+def test_doi_prefix_is_refused() -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_doi("doi:10.1234/abc")
+    assert "write the bare DOI, without 'doi:'" in err.value.fix
+    assert "doi: 10.1234/abc" in err.value.fix
+
+
+@pytest.mark.parametrize("bad", ["10.12/abc", "11.1234/abc", "10.1234", "10.1234/", "", "   "])
+def test_malformed_dois_are_refused(bad: str) -> None:
+    with pytest.raises(IdentifierError):
+        validate_doi(bad)
+
+
+def test_doi_with_a_space_says_so() -> None:
+    with pytest.raises(IdentifierError, match="contains a space"):
+        validate_doi("10.1234/ab c")
+
+
+def test_identifier_error_is_a_value_error_with_problem_and_fix() -> None:
+    with pytest.raises(ValueError) as err:
+        validate_doi("nonsense")
+    assert isinstance(err.value, IdentifierError)
+    assert str(err.value) == f"{err.value.problem} — {err.value.fix}"
+
+
+# --- arXiv ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arxiv", "version"),
+    [
+        ("2101.00001", None),
+        ("2101.00001v2", 2),
+        ("0704.0001", None),
+        ("1412.9999v12", 12),
+        ("hep-th/9901001", None),
+        ("hep-th/9901001v3", 3),
+        ("math.GT/0309136", None),
+        ("cond-mat/0703999v1", 1),
+        ("astro-ph/9108001", None),
+    ],
+)
+def test_valid_arxiv_ids_and_their_versions(arxiv: str, version: int | None) -> None:
+    assert validate_arxiv(arxiv) == arxiv
+    assert arxiv_version(arxiv) == version
+
+
+@pytest.mark.parametrize(
+    ("bad", "hint"),
+    [
+        ("2113.00001", "month 13"),
+        ("2101.0001", "5 digits"),  # 2015 on: five digits
+        ("1201.00001", "4 digits"),  # before 2015: four digits
+        ("0612.0001", "start at 0704"),
+        ("hep-th/0801001", "ran from 9108 to 0703"),
+        ("2101.00001v0", "not an arXiv id"),
+        ("HEP-TH/9901001", "not an arXiv id"),
+        ("2101-00001", "not an arXiv id"),
+    ],
+)
+def test_malformed_arxiv_ids_say_what_is_wrong(bad: str, hint: str) -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_arxiv(bad)
+    assert hint in str(err.value)
+    assert "2101.00001v2" in err.value.fix  # an example of the right form
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["arXiv:2101.00001v2", "https://arxiv.org/abs/2101.00001v2", "arxiv.org/pdf/2101.00001v2.pdf"],
+)
+def test_arxiv_prefixes_and_urls_are_refused_with_the_bare_id(written: str) -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_arxiv(written)
+    assert err.value.fix == "write the bare id: arxiv: 2101.00001v2"
+
+
+def test_arxiv_version_refuses_a_malformed_id() -> None:
+    with pytest.raises(IdentifierError):
+        arxiv_version("not-an-id")
+
+
+# --- ISBN ----------------------------------------------------------------------------------
+
+
+def isbn10_check(first9: str) -> str:
+    """Independent oracle: the weighted sum of all ten digits is divisible by 11."""
+    for candidate in "0123456789X":
+        digits = [int(d) for d in first9] + [10 if candidate == "X" else int(candidate)]
+        if sum(w * d for w, d in zip(range(10, 0, -1), digits, strict=True)) % 11 == 0:
+            return candidate
+    raise AssertionError("no check digit")  # pragma: no cover
+
+
+def isbn13_check(first12: str) -> str:
+    for candidate in "0123456789":
+        digits = [int(d) for d in first12 + candidate]
+        if sum(d * (1, 3)[i % 2] for i, d in enumerate(digits)) % 10 == 0:
+            return candidate
+    raise AssertionError("no check digit")  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    ("written", "digits"),
+    [
+        ("978-0-306-40615-7", "9780306406157"),
+        ("978 0 306 40615 7", "9780306406157"),
+        ("0-306-40615-2", "0306406152"),
+        ("0-8044-2957-x", "080442957X"),
+        ("979-10-90636-07-1", "9791090636071"),
+    ],
+)
+def test_valid_isbns_return_their_digits(written: str, digits: str) -> None:
+    assert validate_isbn(written) == digits
+
+
+@given(st.text(alphabet="0123456789", min_size=9, max_size=9))
+def test_generated_isbn10_with_right_check_digit_passes(first9: str) -> None:
+    isbn = first9 + isbn10_check(first9)
+    assert validate_isbn(isbn) == isbn
+    assert validate_isbn(f"{isbn[:1]}-{isbn[1:4]}-{isbn[4:9]}-{isbn[9]}") == isbn
+
+
+@given(st.text(alphabet="0123456789", min_size=9, max_size=9), st.sampled_from("0123456789X"))
+def test_generated_isbn10_with_wrong_check_digit_fails(first9: str, check: str) -> None:
+    if check == isbn10_check(first9):
+        check = "0" if check != "0" else "1"
+    with pytest.raises(IdentifierError, match="wrong check digit"):
+        validate_isbn(first9 + check)
+
+
+@given(
+    st.sampled_from(["978", "979"]),
+    st.text(alphabet="0123456789", min_size=9, max_size=9),
+    st.integers(min_value=0, max_value=12),
+    st.integers(min_value=1, max_value=9),
+)
+def test_generated_isbn13_passes_and_any_single_digit_error_fails(
+    prefix: str, body: str, position: int, shift: int
+) -> None:
+    first12 = prefix + body
+    isbn = first12 + isbn13_check(first12)
+    assert validate_isbn(isbn) == isbn
+    typo = isbn[:position] + str((int(isbn[position]) + shift) % 10) + isbn[position + 1 :]
+    with pytest.raises(IdentifierError):
+        validate_isbn(typo)
+
+
+def test_isbn_check_digit_error_names_the_expected_digit() -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_isbn("978-0-306-40615-8")
+    assert "would be 7" in err.value.problem
+    assert "copy the ISBN again" in err.value.fix
+
+
+@pytest.mark.parametrize("bad", ["12345", "978030640615X", "977-0-306-40615-7", "abcdefghij"])
+def test_malformed_isbns_are_refused(bad: str) -> None:
+    with pytest.raises(IdentifierError):
+        validate_isbn(bad)
+
+
+def test_isbn_prefix_is_refused_with_the_number_as_fix() -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_isbn("ISBN 978-0-306-40615-7")
+    assert err.value.fix == "write the number only: isbn: 978-0-306-40615-7"
+
+
+# --- URL -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.org/page",
+        "http://example.org",
+        "https://example.org:8443/a?b=c#frag",
+        "https://[2001:db8::1]/x",
+        "HTTPS://EXAMPLE.ORG/",
+    ],
+)
+def test_valid_urls(url: str) -> None:
+    assert validate_url(url) == url
+
+
+@pytest.mark.parametrize(
+    ("bad", "fix_part"),
+    [
+        ("example.org/paper", "url: https://example.org/paper"),
+        ("www.example.org", "url: https://www.example.org"),
+        ("ftp://example.org/file", "http:// or https://"),
+        ("mailto:someone@example.org", "http:// or https://"),
+        ("https:///path", "https://host/path"),
+        ("https://example.org/a b", "%20"),
+        ("https://user:secret@example.org/", "remove the credentials"),
+        ("https://example.org:99999/", "host[:port]"),
+    ],
+)
+def test_malformed_urls_say_how_to_fix(bad: str, fix_part: str) -> None:
+    with pytest.raises(IdentifierError) as err:
+        validate_url(bad)
+    assert fix_part in err.value.fix
+
+
+def test_validate_identifier_dispatches_and_leaves_files_to_the_ledger() -> None:
+    assert validate_identifier("isbn", "0-306-40615-2") == "0306406152"
+    assert validate_identifier("doi", "10.1234/x") == "10.1234/x"
+    with pytest.raises(ValueError, match="no syntax check"):
+        validate_identifier("file", "doc.pdf")
+
+
+def test_non_text_is_refused() -> None:
+    with pytest.raises(IdentifierError, match="must be text"):
+        validate_doi(10.1234)  # type: ignore[arg-type]
