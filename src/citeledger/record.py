@@ -145,11 +145,13 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
                 fix="fix the entry it names",
             )
         items = json.loads(proc.stdout or "[]")
-    with ledger_mod.edit_ledger(ledger_path, create=True):
-        pass  # an empty ledger, created under the lock, when there is none yet
-    existing = set(ledger_mod.load_ledger(ledger_path).sources)
+    existing = (
+        set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
+    )
     added = skipped = 0
-    with ledger_mod.edit_ledger(ledger_path) as doc:
+    with ledger_mod.edit_ledger(ledger_path, create=True) as doc:
+        if doc.get("sources") is None:
+            doc["sources"] = {}
         sources = doc["sources"]
         for item in items:
             key = str(item.get("id", ""))
