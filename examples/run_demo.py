@@ -26,7 +26,7 @@ VERIFY_ONLY = ("hchm", "hchm-misquoted", "triage-notes")  # larson2019 stays nev
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:
         return
 
 

@@ -22,9 +22,20 @@ from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
 from citeledger.report import Entry, build_report, summary_text
 
-_READERS = {".md": "markdown", ".markdown": "markdown", ".qmd": "markdown", ".rmd": "markdown",
-            ".txt": "markdown", ".tex": "latex", ".rst": "rst", ".org": "org", ".docx": "docx",
-            ".html": "html", ".ipynb": "ipynb", ".typ": "typst"}
+_READERS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".qmd": "markdown",
+    ".rmd": "markdown",
+    ".txt": "markdown",
+    ".tex": "latex",
+    ".rst": "rst",
+    ".org": "org",
+    ".docx": "docx",
+    ".html": "html",
+    ".ipynb": "ipynb",
+    ".typ": "typst",
+}
 
 
 def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
@@ -36,7 +47,8 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     reader = from_format or _READERS.get(path.suffix.lower(), "markdown")
     proc = subprocess.run(
         [pypandoc.get_pandoc_path(), "-f", reader, "-t", "json", str(path)],
-        capture_output=True, check=False,
+        capture_output=True,
+        check=False,
     )
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["pandoc failed"]
@@ -110,15 +122,18 @@ def run_check(
         sys.stdout.write("\n")
     else:
         if json_out:
-            Path(json_out).write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n",
-                                      encoding="utf-8")
+            Path(json_out).write_text(
+                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+            )
         print(summary_text(report, quiet=quiet))
     code = 0
     if any(e.judgement.is_breakdown for e in entries) and not warn_only:
         code = 1
     ratio = coverage["ratio"]
     if min_coverage is not None and ratio is not None and ratio < min_coverage:
-        print(f"citeledger: coverage {ratio:.0%} is below --min-coverage {min_coverage:.0%}",
-              file=sys.stderr)
+        print(
+            f"citeledger: coverage {ratio:.0%} is below --min-coverage {min_coverage:.0%}",
+            file=sys.stderr,
+        )
         code = 1
     return code

@@ -260,7 +260,12 @@ class EvidenceReader:
         try:
             self._read_records(path, ev)
         except (
-            OSError, EOFError, ValueError, gzip.BadGzipFile, UnicodeDecodeError, ArchiveLoadFailed
+            OSError,
+            EOFError,
+            ValueError,
+            gzip.BadGzipFile,
+            UnicodeDecodeError,
+            ArchiveLoadFailed,
         ) as exc:
             ev.problems.append(f"evidence file {rel} is unreadable ({exc.__class__.__name__})")
         return ev

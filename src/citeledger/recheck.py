@@ -27,9 +27,7 @@ GONE_KINDS = frozenset({"not-found", "dns"})  # the identifier no longer resolve
 
 
 def _checked_before(source: Source) -> bool:
-    return any(
-        r.outcome == "found" for q in source.quotes for r in q.receipts
-    )
+    return any(r.outcome == "found" for q in source.quotes for r in q.receipts)
 
 
 def select_rechecked(ledger: Ledger, only: Sequence[str]) -> list[Source]:

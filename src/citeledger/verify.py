@@ -69,8 +69,9 @@ def load_config(config_path: str | None, allow_private: bool) -> Any:
         try:
             mapping = yaml.safe_load(Path(config_path).read_text(encoding="utf-8")) or {}
         except (OSError, yaml.YAMLError) as exc:
-            raise CiteledgerError(f"cannot read the retrieval settings: {exc}",
-                                  file=config_path) from None
+            raise CiteledgerError(
+                f"cannot read the retrieval settings: {exc}", file=config_path
+            ) from None
     return RetrieveConfig.load(mapping, allow_private=allow_private or None)
 
 
@@ -141,9 +142,7 @@ def execute(
     groups: dict[str, list[Source]] = {}
     for s in sources:
         groups.setdefault(str(s.identifier), []).append(s)
-    requests = [
-        _request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()
-    ]
+    requests = [_request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()]
     out.write(retrieve.plan(requests, config).describe() + "\n")
     if dry_run:
         out.write("citeledger: --dry-run: nothing was sent\n")

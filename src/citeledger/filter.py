@@ -1,0 +1,346 @@
+"""The pandoc filter: ``pandoc --filter pandoc-citeledger`` (or ``filters/citeledger.py``).
+
+Reads pandoc's JSON AST on stdin, judges every citation (``citations.find_citations`` → the
+judge), and writes the AST back with each breakdown made loud: an inline flag at the citation
+and a callout block next to the claim (``render``). Checked citations keep their Cite inside a
+``citeledger-checked`` Span; every Cite stays a Cite so ``--citeproc`` still formats it.
+
+Where the callout goes (the nearest place a block may stand after the claim):
+
+- paragraph, plain block, heading, line block: directly after it, in the same block list — so
+  inside a list item, a definition, a block quote or a Div when the claim is there;
+- table (any cell, or its caption) and figure (caption or body): after the table or figure;
+- definition-list term: at the start of the term's first definition;
+- footnote: after the note's paragraph, inside the note — unless the note is made only of
+  citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
+  note hangs on and the callout goes after that sentence's block;
+- one callout per breakdown citation, in document order, each with its own number.
+
+Links (HTML, LaTeX, DOCX): each citation has a claim anchor ``#citeledger-claim-N`` (before
+the Cite; for a citation-only note, before the note in the body), the flag links to its callout
+— or, with ``audit: true``, to its row of the "Citation audit" section (``citeledger.audit``,
+whose ids these are), which links back to the claim — and the callout links back to the flag.
+With ``evidence-pages: DIR`` an HTML build writes one read-only evidence page per receipt into
+DIR (``citeledger.evidence_pages``) and links it from the citation, callout and audit row.
+
+Speed: the filter runs on every build, so it never converts the document to panflute objects.
+It walks the raw dicts once, edits only the Cites it found and the block lists that receive a
+callout, and passes everything else through untouched; a document without citations is written
+back byte for byte as it came in.
+
+Contract with pandoc: stdout carries only the AST. Warnings go to stderr as
+``[WARNING] citeledger: …`` (one per breakdown, plus the judge's); a bad ledger or option is one
+``[ERROR] citeledger: …`` line and exit 2; ``strict: true`` writes the AST and then exits 1 so
+pandoc fails. Run twice, it changes nothing more (processed Cites are skipped by the walk).
+``pandoc -H`` silently replaces header-includes, where the stylesheet and LaTeX definitions go;
+the filter cannot see ``-H`` — HTML callouts then lose their colours but keep their words, LaTeX
+ones their frame (their uses are guarded so the build still succeeds).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
+
+from citeledger.citations import find_citations, resolve, strip_selector
+from citeledger.errors import CiteledgerError
+from citeledger.model import CitationRef, Judgement, Ledger
+from citeledger.options import NAMES, Options, read_options
+from citeledger.render import family_of, renderer_for
+from citeledger.render.base import Renderer
+from citeledger.render.words import Item
+
+if TYPE_CHECKING:
+    from citeledger.audit import AuditRow
+
+# Every Cite serialises as "t":"Cite" (with or without a space); the word alone in a Str gives a
+# false alarm, which only costs the walk. Without this no Cite can be present.
+CITE_MARK = b'"Cite"'
+
+
+class Judging(Protocol):
+    """What the filter needs of a judge (``citeledger.judge.Judge`` or a test's fake)."""
+
+    warnings: list[str]
+
+    def judge(self, ref: CitationRef) -> Judgement: ...
+
+
+JudgeFactory = Callable[[Options], Judging]
+
+
+class LedgerJudges:
+    """The default judge factory: loads each ledger once, one ``Judge`` per audience.
+
+    A ledger named explicitly (metadata, environment) must exist; the default
+    ``citeledger.yaml`` may be missing, and then every citation is ``not-in-ledger`` — with a
+    warning, since nothing may be cited without a ledger source.
+    """
+
+    def __init__(self, cwd: Path | None = None) -> None:
+        self.cwd = cwd
+        self.warnings: list[str] = []
+        self._ledgers: dict[Path, Ledger] = {}
+
+    def __call__(self, options: Options) -> Judging:
+        from citeledger.judge import Judge
+        from citeledger.ledger import load_ledger
+
+        path = options.ledger_path(self.cwd)
+        # the name as the writer gave it: it appears in reasons, and so in the published document
+        name = options.ledger if self.cwd is None else str(path)
+        ledger = self._ledgers.get(path)
+        if ledger is None:
+            if options.ledger_given or path.exists():
+                ledger = load_ledger(name)
+            else:
+                self.warnings.append(
+                    f"no ledger at {name}: every citation is not in the ledger (create one with "
+                    "`citeledger add`, or set citeledger.ledger)"
+                )
+                ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
+            self._ledgers[path] = ledger
+        return Judge(ledger, audience=options.audience)
+
+
+@dataclass
+class FilterResult:
+    doc: dict[str, Any]
+    changed: bool
+    items: list[Item] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def breakdowns(self) -> list[Item]:
+        return [item for item in self.items if item.state.is_breakdown]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+
+def run_filter(
+    doc_json: dict[str, Any],
+    fmt: str = "html",
+    *,
+    judge_factory: JudgeFactory | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> FilterResult:
+    """Judge and render every citation of ``doc_json`` (edited in place) for output ``fmt``.
+
+    Raises ``CiteledgerError`` for a bad ledger or option; never prints.
+    """
+    found = find_citations(doc_json)
+    if not found:
+        return FilterResult(doc_json, changed=False)
+    meta = doc_json.setdefault("meta", {})
+    options = read_options(meta, environ)
+    factory = judge_factory or LedgerJudges()
+    judges: dict[str | None, Judging] = {}
+    items: list[Item] = []
+    strict_items: list[Item] = []
+    for fc in found:
+        local = options.for_element(fc.attributes)
+        judge = judges.get(local.audience)
+        if judge is None:
+            judge = judges[local.audience] = factory(replace(options, audience=local.audience))
+        item = Item(fc, judge.judge(fc.ref))
+        items.append(item)
+        if local.strict and item.state.is_breakdown:
+            strict_items.append(item)
+    reader = next((getattr(j, "reader", None) for j in judges.values()), None)  # one ledger
+    pages = _EvidencePages.start(options, fmt, reader)
+    if pages is not None:
+        items = [replace(item, evidence=pages.add(item)) for item in items]
+    renderer = renderer_for(fmt, audit=options.audit)
+    _apply(doc_json, items, renderer)
+    renderer.add_header(meta)
+    if options.audit:
+        rows = [_audit_row(item, pages, reader) for item in items]
+        doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
+    if pages is not None:
+        pages.write()
+    warnings = _unique(
+        [*getattr(factory, "warnings", []), *(w for j in judges.values() for w in j.warnings)]
+    )
+    warnings += [
+        f"unknown option citeledger.{name} (known: {', '.join(NAMES)})" for name in options.unknown
+    ]
+    warnings += [_breakdown_warning(item) for item in items if item.state.is_breakdown]
+    errors = []
+    if strict_items:
+        errors.append(
+            f"strict: {len(strict_items)} of {len(items)} citations are breakdowns; failing the "
+            "build (set citeledger.strict: false to build anyway)"
+        )
+    return FilterResult(doc_json, changed=True, items=items, warnings=warnings, errors=errors)
+
+
+def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
+    """Wrap each Cite, strip quote selectors, insert claim anchors and callouts.
+
+    Every list is resolved before anything is changed, and each list is edited by reference, so
+    an insertion in one list can never shift a path into another; within a list, insertions go
+    from the last position to the first.
+    """
+    groups: dict[tuple[Any, ...], list[Item]] = {}
+    for item in items:
+        groups.setdefault(item.found.cite_path, []).append(item)
+    wraps: list[tuple[list[Any], int, list[Item], list[Any], list[Any]]] = []
+    for cite_path, group in groups.items():
+        parent = resolve(doc, cite_path[:-1])
+        citations = [resolve(doc, item.found.citation_path) for item in group]
+        # each item's own Cite (a nested one sits in the outer item's suffix): path ends c, 0, j
+        own = {id(c): c for c in (resolve(doc, i.found.citation_path[:-3]) for i in group)}
+        wraps.append((parent, int(cite_path[-1]), group, citations, list(own.values())))
+    inserts: dict[int, tuple[list[Any], dict[int, list[Any]]]] = {}
+
+    def insert(into: list[Any], at: int, nodes: list[Any]) -> None:
+        entry = inserts.setdefault(id(into), (into, {}))
+        entry[1].setdefault(at, []).extend(nodes)
+
+    for item in items:
+        fc = item.found
+        if fc.claim_at is not None:  # a citation-only note: the claim is where the note stands
+            insert(
+                resolve(doc, fc.claim_at[:-1]), int(fc.claim_at[-1]), renderer.claim_anchor(item)
+            )
+        if item.state.is_breakdown:
+            insert(resolve(doc, fc.host_path), fc.host_after + 1, [renderer.callout(item)])
+
+    for parent, index, group, citations, cites in wraps:
+        for citation in citations:
+            suffix = citation.get("citationSuffix")
+            if suffix:
+                citation["citationSuffix"] = strip_selector(suffix)
+        for cite in cites:
+            cite["c"][1] = strip_selector(cite["c"][1])
+        parent[index] = renderer.wrap(parent[index], group)
+    for target, by_index in inserts.values():
+        for at in sorted(by_index, reverse=True):
+            target[at:at] = by_index[at]
+
+
+class _EvidencePages:
+    """HTML builds with ``evidence-pages``: one read-only page per receipt, written at the end.
+
+    The folder is where the pages are written (relative to the current directory) and the link
+    to them from the document, so build into the current directory or give an absolute path.
+    Pages are written only when the judge reads evidence (``Judge.reader``); a page links back
+    to nothing, since a filter is not told the name of the document it builds.
+    """
+
+    def __init__(self, href: str, pages: Any) -> None:
+        self.href = href.rstrip("/") or "."
+        self.pages = pages
+
+    @classmethod
+    def start(cls, options: Options, fmt: str, reader: Any) -> _EvidencePages | None:
+        if not options.evidence_pages or family_of(fmt) != "html":
+            return None
+        from citeledger.evidence_pages import EvidencePageSet
+
+        pages = EvidencePageSet(reader, options.evidence_pages) if reader is not None else None
+        return cls(options.evidence_pages, pages)
+
+    def name(self, item: Item) -> str | None:
+        from citeledger.evidence_pages import evidence_page_name, page_receipt
+
+        if self.pages is not None:
+            name: str | None = self.pages.add(item.judgement, key=item.found.ref.key)
+            return name
+        receipt = page_receipt(item.judgement)
+        return evidence_page_name(receipt, item.found.ref.key) if receipt is not None else None
+
+    def add(self, item: Item) -> str | None:
+        name = self.name(item)
+        return f"{self.href}/{quote(name, safe='._-~')}" if name else None
+
+    def write(self) -> None:
+        if self.pages is not None:
+            self.pages.write()
+
+
+def _audit_row(item: Item, pages: _EvidencePages | None, reader: Any) -> AuditRow:
+    from citeledger.audit import row_for  # it loads the evidence store: only for an audit
+
+    name = pages.name(item) if pages is not None else None
+    return row_for(
+        item.number, item.judgement, claim=item.found.ref.claim, evidence_page=name, reader=reader
+    )
+
+
+def _breakdown_warning(item: Item) -> str:
+    ref = item.found.ref
+    where = f"@{ref.key}" + (f", {ref.locator}" if ref.locator else "")
+    claim = ref.claim if len(ref.claim) <= 60 else ref.claim[:57].rstrip() + "…"
+    reason = item.judgement.reasons[0] if item.judgement.reasons else ""
+    text = f"citation {ref.occurrence} ({where}) {item.state.value}: {item.state.title}"
+    if claim:
+        text += f" — in “{claim}”"
+    if reason:
+        text += f" — {reason}"
+    return " ".join(text.split())
+
+
+def _unique(messages: list[str]) -> list[str]:
+    return list(dict.fromkeys(" ".join(m.split()) for m in messages if m.strip()))
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+    stderr: IO[str] | None = None,
+    judge_factory: JudgeFactory | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """Console script ``pandoc-citeledger``: pandoc passes the output format as argv[1]."""
+    args = sys.argv[1:] if argv is None else argv
+    err = stderr or sys.stderr
+    if args and args[0] in ("-h", "--help"):
+        err.write("usage: pandoc --filter pandoc-citeledger …  (reads pandoc JSON on stdin)\n")
+        return 0
+    fmt = args[0] if args else "html"
+    raw = (stdin or sys.stdin.buffer).read()
+    out = stdout or sys.stdout.buffer
+    if CITE_MARK not in raw:
+        out.write(raw)
+        out.flush()
+        return 0
+    try:
+        doc = json.loads(raw)
+    except ValueError as exc:
+        err.write(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})\n")
+        return 2
+    try:
+        result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
+    except CiteledgerError as exc:
+        err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
+        return 2
+    for warning in result.warnings:
+        err.write(f"[WARNING] citeledger: {warning}\n")
+    if result.changed:
+        # a pandoc AST is a tree: skipping the cycle check halves the time of writing it
+        text = json.dumps(
+            result.doc, ensure_ascii=False, check_circular=False, separators=(",", ":")
+        )
+        out.write(text.encode())
+    else:
+        out.write(raw)
+    out.flush()
+    for error in result.errors:
+        err.write(f"[ERROR] citeledger: {error}\n")
+    err.flush()
+    return result.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover - ``python -m citeledger.filter``
+    sys.exit(main())

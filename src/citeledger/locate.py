@@ -1,0 +1,998 @@
+"""The locator: find the writer's quote in the extracted source text, or refuse.
+
+This is the function "checked" rests on. A quote is found when its words ARE the source's words
+up to formatting: exactly; after normalisation (``citeledger.normalize``: whitespace, ligatures,
+smart quotes, dashes, hyphenation, zero-width characters; the quote's first letter may differ in
+case); with the writer's marked alterations (``[T]he``, ``[sic]``, ``…`` for omitted words); or,
+for quotes of five words or more, at a fuzzy candidate whose token-level difference from the
+quote is spacing, hyphenation, punctuation or case and nothing else.
+
+Must never: report found for a quote whose numbers, units, negations, names or words differ from
+the source, however similar (a changed "60", a dropped "not", a spliced sentence are refusals,
+with the nearest candidate and the differences named); report offsets into anything but the
+ORIGINAL text; do I/O or keep state between calls.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import NamedTuple
+
+from rapidfuzz import fuzz
+
+from citeledger.model import LocateResult
+from citeledger.normalize import Prepared, normalize_for_match, prepare
+
+__all__ = ["Prepared", "locate", "locate_prepared", "normalize_for_match", "prepare"]
+
+MIN_FUZZY_WORDS = 5  # shorter quotes must match exactly or after normalisation
+ELLIPSIS_MAX_GAP = 1000  # characters of omitted text allowed between two fragments
+SHORT_FRAGMENT_WORDS = 3  # fragments shorter than this must sit right beside the omission
+SHORT_FRAGMENT_GAP = 80
+BRACKET_MAX_WORDS = 4  # a bracketed alteration stands for at most this many source words
+FURNITURE_MIN_PAGES = 3  # a page's first/last line is a running header/footer if it recurs
+MAX_HITS_WITH_HINT = 256
+ANCHOR_MAX_HITS = 40  # occurrences of one anchor n-gram considered
+
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "without",
+        "none",
+        "nor",
+        "cannot",
+        "neither",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "noone",
+        "non",
+        "hardly",
+        "scarcely",
+        "barely",
+        "rarely",
+        "seldom",
+    }
+)
+# Only for wording the differences; every difference in a word refuses, stopword or not.
+STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "as",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "there",
+        "their",
+        "they",
+        "he",
+        "she",
+        "we",
+        "you",
+        "i",
+        "his",
+        "her",
+        "our",
+        "your",
+        "my",
+        "me",
+        "us",
+        "them",
+        "any",
+        "every",
+        "some",
+        "all",
+        "may",
+        "out",
+        "up",
+        "over",
+        "down",
+        "off",
+        "so",
+        "also",
+        "how",
+        "when",
+        "where",
+        "ever",
+        "one",
+    }
+)
+
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|…|\.(?:\s?\.){2,})\s*")
+_BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
+_EDGE_PUNCT = ".,;:'\" "
+# Where a sentence or clause ends inside omitted text: a negation beyond it is not the quoted
+# sentence's own.
+_SENTENCE_END = re.compile(r"[.!?:;][\"')\]\u201d\u2019]*\s|\n[^\S\n]*\n")
+_SUPERSCRIPTS = "¹²³\u2070-\u209f"
+_TOKEN = re.compile(
+    rf"(?P<num>\d+(?:[.,]\d+)*)"
+    rf"|(?P<word>[^\W\d_{_SUPERSCRIPTS}]+(?:'[^\W\d_{_SUPERSCRIPTS}]+)*)"
+    rf"|(?P<sup>[{_SUPERSCRIPTS}]+)"
+    r"|(?P<sym>[%‰°$€£¥§#&@+=<>±×÷~^])"
+)
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_ALNUM = re.compile(r"[^\W_]")
+_JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014\n\r\f]")
+_LINE_BREAK = re.compile(r"[\n\r\f\v\u2028\u2029]")
+
+
+class _Tok(NamedTuple):
+    key: str  # what is compared: lower-cased; numbers keep their sign
+    start: int  # offsets in the string tokenised (normalised)
+    end: int
+    kind: str  # "num" | "word" | "sym"
+    raw: str  # as written, for messages
+
+
+def locate(
+    text: str, quote: str, *, page_starts: Sequence[int] = (), hint: int | None = None
+) -> LocateResult:
+    """Find ``quote`` in ``text``; offsets are code points of ``text`` itself."""
+    return locate_prepared(prepare(text), quote, page_starts=page_starts, hint=hint)
+
+
+def locate_prepared(
+    prepared: Prepared,
+    quote: str,
+    *,
+    page_starts: Sequence[int] = (),
+    hint: int | None = None,
+) -> LocateResult:
+    """``locate`` on a text normalised once by ``prepare`` (for many quotes in one text).
+
+    With ``page_starts``, a quote that runs across a page break is also looked for with the
+    pages' running headers and footers (lines that recur at the top or bottom of pages) taken
+    out of the flow; the span reported still covers the source as it is, header included.
+    """
+    result = _locate(prepared, quote, hint)
+    if result.found or not page_starts:
+        return result
+    view = _without_furniture(prepared, page_starts)
+    if view is None:
+        return result
+    sub, back = view
+    again = _locate(sub, quote, None if hint is None else _to_view(back, hint))
+    if not again.found or again.char_start is None or again.char_end is None:
+        if again.candidate and (
+            not result.candidate or (len(again.differences) < len(result.differences))
+        ):
+            return again  # its nearest passage, without the header in the way, says more
+        return result
+    cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
+    if not any(cs < p < ce for p in page_starts):
+        return result  # the header is not inside this span: nothing was skipped for it
+    return LocateResult(
+        found=True,
+        match="normalized" if again.match == "exact" else again.match,
+        char_start=cs,
+        char_end=ce,
+        source_quote=prepared.text[cs:ce],
+        score=again.score,
+        ambiguous=again.ambiguous,
+        reason="skipped a running header or footer at a page break"
+        + (f"; {again.reason}" if again.reason else ""),
+    )
+
+
+def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
+    raw = quote.strip()
+    core, tail = _core(normalize_for_match(raw))
+    if not _ALNUM.search(core):
+        return LocateResult(found=False, reason="the quote has no words to look for")
+    norm = prepared.norm
+    limit = 2 if hint is None else MAX_HITS_WITH_HINT
+
+    if "..." not in core or _has_ellipsis(prepared):
+        hits = _find(norm, core, 0, len(norm), limit)
+        if hits:
+            return _found(prepared, hits, raw, tail, hint, "normalized")
+    if not ((raw[0].isalnum() and raw[-1].isalnum()) or raw[-1] in ".,;:!?"):
+        # normalisation looks at the characters beside a dash or a mark: a quote that starts or
+        # ends with one may normalise differently alone than in the text
+        hits = _find_exact(prepared.text, raw, limit)
+        if hits:
+            return _found(prepared, hits, raw, "", hint, "exact", orig=True)
+
+    pieces = _ELLIPSIS.split(raw)
+    if len(pieces) > 1:
+        return _locate_ellipsis(prepared, raw, pieces, hint)
+    if _BRACKET.search(core):
+        hits = _find_bracketed(norm, core, 0, len(norm), limit)
+        if hits:
+            return _found(prepared, hits, raw, tail, hint, "normalized")
+        plain = _BRACKET.sub(lambda m: m.group(1), core)
+        return _refusal(
+            prepared, plain, "the quote with its bracketed alterations is not in the source"
+        )
+    if len(core.split()) < MIN_FUZZY_WORDS:
+        return _refusal(
+            prepared,
+            core,
+            f"the quote is not in the source (quotes under {MIN_FUZZY_WORDS} words must match "
+            "exactly)",
+        )
+    return _fuzzy(prepared, raw, core, tail, hint)
+
+
+# --- running headers and footers at page breaks ----------------------------------------------
+
+_DIGITS = re.compile(r"\d+")
+
+
+class _View(NamedTuple):
+    view_starts: tuple[int, ...]  # where each kept piece starts in the view
+    orig_starts: tuple[int, ...]  # and in the original
+
+
+def _furniture(text: str, page_starts: Sequence[int]) -> list[tuple[int, int]]:
+    """Original ranges of the first and last lines of pages that recur on several pages
+    (digits ignored: page numbers change) or are only a page number."""
+    bounds = [p for p in page_starts if 0 <= p <= len(text)]
+    if len(bounds) < 2:
+        return []
+    pages = list(zip(bounds, [*bounds[1:], len(text)], strict=True))
+    firsts: list[tuple[str, int, int]] = []
+    lasts: list[tuple[str, int, int]] = []
+    for ps, pe in pages:
+        body = text[ps:pe]
+        lead = len(body) - len(body.lstrip())
+        nl = body.find("\n", lead)
+        nl = len(body) if nl == -1 else nl
+        firsts.append((_line_key(body[lead:nl]), ps, ps + min(len(body), nl + 1)))
+        trimmed = body.rstrip()
+        ls = trimmed.rfind("\n") + 1
+        lasts.append((_line_key(trimmed[ls:]), ps + ls, ps + len(trimmed)))
+    out: list[tuple[int, int]] = []
+    for lines in (firsts, lasts):
+        counts: dict[str, int] = {}
+        for key, _, _ in lines:
+            counts[key] = counts.get(key, 0) + 1
+        for key, a, b in lines:
+            if key and (counts[key] >= FURNITURE_MIN_PAGES or key in ("#", "page #")):
+                out.append((a, b))
+    return sorted(set(out))
+
+
+def _line_key(line: str) -> str:
+    return _DIGITS.sub("#", " ".join(line.split()).lower())
+
+
+def _without_furniture(
+    prepared: Prepared, page_starts: Sequence[int]
+) -> tuple[Prepared, _View] | None:
+    key = ("furniture", tuple(page_starts))
+    cache = prepared.cache
+    if key not in cache:
+        ranges = _furniture(prepared.text, page_starts)
+        if not ranges:
+            cache[key] = None
+        else:
+            text = prepared.text
+            keep_v: list[int] = []
+            keep_o: list[int] = []
+            parts: list[str] = []
+            pos = vlen = 0
+            for a, b in ranges:
+                if a < pos:
+                    a = pos
+                if a > pos:
+                    keep_v.append(vlen)
+                    keep_o.append(pos)
+                    parts.append(text[pos:a])
+                    vlen += a - pos
+                pos = max(pos, b)
+            keep_v.append(vlen)
+            keep_o.append(pos)
+            parts.append(text[pos:])
+            cache[key] = (prepare("".join(parts)), _View(tuple(keep_v), tuple(keep_o)))
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _from_view(v: _View, k: int) -> int:
+    i = bisect.bisect_right(v.view_starts, k) - 1
+    return v.orig_starts[i] + (k - v.view_starts[i])
+
+
+def _to_view(v: _View, o: int) -> int:
+    i = max(0, bisect.bisect_right(v.orig_starts, o) - 1)
+    return v.view_starts[i] + max(0, o - v.orig_starts[i])
+
+
+def _has_ellipsis(prepared: Prepared) -> bool:
+    """Whether the source itself has "..." (else a quote's "..." can only be an omission)."""
+    got = prepared.cache.get("ellipsis")
+    if got is None:
+        got = prepared.cache["ellipsis"] = "..." in prepared.norm
+    return bool(got)
+
+
+# --- exact and normalised search -------------------------------------------------------------
+
+
+def _core(qn: str) -> tuple[str, str]:
+    """Split off quote marks at both ends and closing punctuation the source may not have."""
+    core = qn.lstrip(" '\"")
+    stripped = core.rstrip(_EDGE_PUNCT)
+    tail = core[len(stripped) :].strip()
+    return stripped, tail
+
+
+def _find(norm: str, needle: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
+    """Occurrences of ``needle`` at word boundaries; its first letter may differ in case."""
+    hits: list[tuple[int, int]] = []
+    first = needle[0]
+    if first.lower() != first.upper() and len(needle) > 1:
+        rest = needle[1:]
+        lo_c = first.lower()
+        pos = norm.find(rest, lo + 1, hi)
+        while pos != -1:
+            s = pos - 1
+            if norm[s].lower() == lo_c and _bounds_ok(norm, s, pos + len(rest)):
+                hits.append((s, pos + len(rest)))
+                if len(hits) >= limit:
+                    break
+            pos = norm.find(rest, pos + 1, hi)
+        return hits
+    pos = norm.find(needle, lo, hi)
+    while pos != -1:
+        if _bounds_ok(norm, pos, pos + len(needle)):
+            hits.append((pos, pos + len(needle)))
+            if len(hits) >= limit:
+                break
+        pos = norm.find(needle, pos + 1, hi)
+    return hits
+
+
+def _rfind(norm: str, needle: str, lo: int, hi: int) -> tuple[int, int] | None:
+    """The last occurrence of ``needle`` inside ``[lo, hi)`` (first letter case-free)."""
+    variants = {needle}
+    if needle[:1].lower() != needle[:1].upper():
+        variants |= {needle[0].lower() + needle[1:], needle[0].upper() + needle[1:]}
+    best: tuple[int, int] | None = None
+    for v in variants:
+        pos = norm.rfind(v, lo, hi)
+        while pos != -1:
+            if _bounds_ok(norm, pos, pos + len(v)):
+                if best is None or pos > best[0]:
+                    best = (pos, pos + len(v))
+                break
+            pos = norm.rfind(v, lo, pos + len(v) - 1)
+    return best
+
+
+def _find_exact(text: str, raw: str, limit: int) -> list[tuple[int, int]]:
+    """Plain ``str.find`` in the original text: a net for contexts normalisation splits."""
+    hits: list[tuple[int, int]] = []
+    if not raw:
+        return hits
+    pos = text.find(raw)
+    while pos != -1 and len(hits) < limit:
+        if _bounds_ok(text, pos, pos + len(raw)):
+            hits.append((pos, pos + len(raw)))
+        pos = text.find(raw, pos + 1)
+    return hits
+
+
+def _bounds_ok(s: str, start: int, end: int) -> bool:
+    """The match must not cut a word, a number or a contraction ("possible" in "impossible",
+    "1" in "1.5", "can" in "can't", "5" in "-5", "10" in "10-fold")."""
+    n = len(s)
+    a = s[start]
+    if start > 0:
+        p = s[start - 1]
+        if a.isalnum():
+            if p.isalnum():
+                return False
+            if (
+                p in "'-"
+                and start > 1
+                and s[start - 2].isalnum()
+                and (p == "'" or a.isdigit() or s[start - 2].isdigit())
+            ):
+                return False
+        if a.isdigit():
+            if p in "+±$€£¥-":
+                return False
+            if p in ".," and start > 1 and s[start - 2].isdigit():
+                return False
+    z = s[end - 1]
+    if end < n:
+        c = s[end]
+        if z.isalnum():
+            if c.isalnum():
+                return False
+            if (
+                c in "'-"
+                and end + 1 < n
+                and s[end + 1].isalnum()
+                and (c == "'" or z.isdigit() or s[end + 1].isdigit())
+            ):
+                return False
+        if z.isdigit():
+            if c in "%‰°":
+                return False
+            if c in ".," and end + 1 < n and s[end + 1].isdigit():
+                return False
+    return True
+
+
+def _found(
+    prepared: Prepared,
+    hits: list[tuple[int, int]],
+    raw: str,
+    tail: str,
+    hint: int | None,
+    match: str,
+    *,
+    orig: bool = False,
+    score: float = 1.0,
+    reason: str | None = None,
+) -> LocateResult:
+    spans = []
+    for ns, ne in hits:
+        if orig:
+            spans.append((ns, ne))
+            continue
+        if tail and prepared.norm.startswith(tail, ne):
+            ne += len(tail)
+        spans.append(prepared.orig_span(ns, ne))
+    if hint is not None:
+        cs, ce = min(spans, key=lambda sp: (abs(sp[0] - hint), sp[0]))
+    else:
+        cs, ce = spans[0]
+    words = prepared.text[cs:ce]
+    if match == "normalized" and words == raw:
+        match = "exact"
+    return LocateResult(
+        found=True,
+        match=match,
+        char_start=cs,
+        char_end=ce,
+        source_quote=words,
+        score=score,
+        ambiguous=len(spans) > 1,
+        reason=reason,
+    )
+
+
+# --- bracketed alterations -------------------------------------------------------------------
+
+_RUN_WORD = r"[^\s.!?;:\[\]]+"
+
+
+def _find_bracketed(norm: str, core: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
+    """``[T]he``, ``[sic]``, ``[the committee]``: a bracket matches its own content (any case)
+    or, for a free-standing bracket, a short run of source words with no number or negation."""
+    parts = _BRACKET.split(core)
+    if len(parts) < 3:
+        return []
+    rx: list[str] = []
+    contents: list[str] = []
+    nb = (len(parts) - 1) // 2
+    for i in range(nb + 1):
+        lit = parts[2 * i]
+        if i > 0:
+            # bracket i-1, now that the literals on both sides of it are known
+            content, left = parts[2 * i - 1], parts[2 * i - 2]
+            piece, interior = _bracket_rx(i - 1, content, left, lit, i - 1 == 0, i == nb)
+            rx.append(piece)
+            contents.append(content)
+            if interior:
+                lit = lit[1:]  # its space is inside the optional group
+        if i == 0 and lit and lit[0].lower() != lit[0].upper():
+            rx.append(f"[{re.escape(lit[0].lower())}{re.escape(lit[0].upper())}]")
+            rx.append(re.escape(lit[1:]))
+        else:
+            rx.append(re.escape(lit))
+    try:
+        pattern = re.compile("".join(rx))
+    except re.error:
+        return []
+    hits: list[tuple[int, int]] = []
+    for m in pattern.finditer(norm, lo, hi):
+        s, e = m.span()
+        if s == e or not _bounds_ok(norm, s, e):
+            continue
+        if all(_bracket_ok(contents[i], m.group(f"b{i}")) for i in range(len(contents))):
+            hits.append((s, e))
+            if len(hits) >= limit:
+                break
+    return hits
+
+
+def _bracket_rx(
+    i: int, content: str, left: str, right: str, first: bool, last: bool
+) -> tuple[str, bool]:
+    """The pattern for bracket ``i``, and whether it is a free-standing interior bracket (the
+    caller then drops the space that follows it)."""
+    c = f"(?i:{re.escape(content)})"
+    attached = (left and not left.endswith(" ")) or (right and not right.startswith(" "))
+    if attached:
+        return f"(?P<b{i}>{c})?", False
+    if (first and not left.strip()) or (last and not right.strip()):
+        return f"(?P<b{i}>{c}|{_RUN_WORD})", False
+    run = rf"{_RUN_WORD}(?: {_RUN_WORD}){{0,{BRACKET_MAX_WORDS - 1}}}"
+    # "A [x] B": the bracket and one space may stand for nothing (an insertion such as [sic])
+    return rf"(?:(?P<b{i}>{c}|{run}) )?", True
+
+
+def _bracket_ok(content: str, got: str | None) -> bool:
+    if got is None or got.lower() == content.lower():
+        return True
+    # numbers and negations inside an alteration must be the source's own
+    return not (_meaningful(content) or _meaningful(got))
+
+
+def _meaningful(s: str) -> bool:
+    return any(c.isdigit() for c in s) or any(_is_negation(w) for w in re.findall(r"[\w']+", s))
+
+
+def _is_negation(word: str) -> bool:
+    w = word.lower()
+    return w in NEGATIONS or w.endswith("n't")
+
+
+# --- ellipses --------------------------------------------------------------------------------
+
+
+def _locate_ellipsis(
+    prepared: Prepared, raw: str, pieces: list[str], hint: int | None
+) -> LocateResult:
+    """Each fragment must be found, in order, close together; omitted text may not hold a
+    negation of the sentence it was cut from ("is … effective" for "is not effective")."""
+    norm = prepared.norm
+    frags: list[str] = []
+    for p in pieces:
+        f = normalize_for_match(p).strip(_EDGE_PUNCT)
+        if _ALNUM.search(f):
+            frags.append(f)
+    joined = " ".join(frags)
+    if not frags:
+        return LocateResult(found=False, reason="the quote has no words to look for")
+    sizes = [len(f.split()) for f in frags]
+    anchor = max(range(len(frags)), key=lambda i: (sizes[i], -i))
+    if sizes[anchor] < SHORT_FRAGMENT_WORDS:
+        return LocateResult(
+            found=False,
+            reason="too few words are left around the ellipsis to check the quote",
+        )
+    problems: list[str] = []
+    chains: list[tuple[int, int]] = []
+    for hs, he in _find(norm, frags[anchor], 0, len(norm), 64):
+        chain = _chain(prepared, frags, sizes, anchor, hs, he, problems)
+        if chain:
+            chains.append(chain)
+            if hint is None and len(chains) >= 2:
+                break
+    if chains:
+        return _found(prepared, chains, raw, "", hint, "normalized")
+    missing = [f for f in frags if not _find(norm, f, 0, len(norm), 1)]
+    diffs = tuple(dict.fromkeys(problems))
+    diffs += tuple(f"the source does not have '{f}'" for f in missing)
+    res = _refusal(
+        prepared,
+        joined,
+        "the passages around the ellipsis are not found together, in order, in the source",
+    )
+    return LocateResult(
+        found=False,
+        candidate=res.candidate,
+        score=res.score,
+        differences=diffs or res.differences,
+        reason=res.reason,
+    )
+
+
+def _chain(
+    prepared: Prepared,
+    frags: list[str],
+    sizes: list[int],
+    anchor: int,
+    hs: int,
+    he: int,
+    problems: list[str],
+) -> tuple[int, int] | None:
+    norm = prepared.norm
+
+    def omitted(a: int, b: int) -> str:  # in the original: paragraph breaks are visible there
+        return prepared.text[prepared.orig_end(a) : prepared.orig_start(b)]
+
+    start, end = hs, he
+    for j in range(anchor + 1, len(frags)):
+        short = sizes[j] < SHORT_FRAGMENT_WORDS
+        gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
+        found = _find(norm, frags[j], end, end + gap + len(frags[j]), 1)
+        if not found:
+            return None
+        ns, ne = found[0]
+        if not _gap_ok(omitted(end, ns), short, problems):
+            return None
+        end = ne
+    for j in range(anchor - 1, -1, -1):
+        short = sizes[j] < SHORT_FRAGMENT_WORDS
+        gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
+        hit = _rfind(norm, frags[j], max(0, start - gap - len(frags[j])), start)
+        if hit is None:
+            return None
+        if not _gap_ok(omitted(hit[1], start), short, problems):
+            return None
+        start = hit[0]
+    return start, end
+
+
+def _gap_ok(gap: str, short: bool, problems: list[str]) -> bool:
+    ends = list(_SENTENCE_END.finditer(gap))
+    if short and ends:
+        return False
+    head = gap[: ends[0].start() + 1] if ends else gap
+    tail = gap[ends[-1].end() :] if ends else gap
+    for part in (head, tail):
+        for w in re.findall(r"[\w']+", part):
+            if _is_negation(w):
+                problems.append(f"the words left out at the ellipsis include '{w}'")
+                return False
+    return True
+
+
+# --- fuzzy candidate and the token-level judgement -------------------------------------------
+
+
+def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
+    out: list[_Tok] = []
+    for m in _TOKEN.finditer(s, lo, len(s) if hi is None else hi):
+        kind = m.lastgroup or "word"
+        a, b = m.span()
+        text = m.group()
+        if kind == "sup":
+            if out and out[-1].kind == "num" and out[-1].end == a:
+                prev = out.pop()  # an exponent belongs to its number: "10²"
+                out.append(_Tok(prev.key + text, prev.start, b, "num", prev.raw + text))
+            continue  # otherwise a footnote marker
+        if kind == "num":
+            key = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text
+            # a sign, unless the dash joins two numbers (a range: "10-20")
+            if a > 0 and s[a - 1] in "-+±" and (a == 1 or not s[a - 2].isdigit()):
+                key = s[a - 1] + key
+                a -= 1
+            out.append(_Tok(key, a, b, "num", s[a:b]))
+        elif kind == "sym":
+            out.append(_Tok(text, a, b, "sym", text))
+        else:
+            out.append(_Tok(text.lower(), a, b, "word", text))
+    return out
+
+
+def _anchors(core: str) -> list[tuple[str, int]]:
+    """A few word n-grams spread over the quote, with their offsets in it."""
+    starts = [0] + [i + 1 for i, c in enumerate(core) if c == " "]
+    ends = [i for i, c in enumerate(core) if c == " "] + [len(core)]
+    n = len(starts)
+    k = 3 if n >= 9 else 2
+    count = min(8, n - k + 1)
+    if count <= 0:
+        return []
+    idxs = sorted({round(j * (n - k) / max(1, count - 1)) for j in range(count)})
+    out = []
+    for i in idxs:
+        a = core[starts[i] : ends[i + k - 1]]
+        if len(a) >= 6:
+            out.append((a, starts[i]))
+    if not out:
+        longest = sorted(range(n), key=lambda i: ends[i] - starts[i], reverse=True)[:3]
+        out = [(core[starts[i] : ends[i]], starts[i]) for i in longest]
+    return out
+
+
+def _lowered(prepared: Prepared) -> str:
+    """The normalised text in lower case, for case-blind anchors (same length, or not used)."""
+    low = prepared.cache.get("lower")
+    if low is None:
+        low = prepared.norm.lower()
+        if len(low) != len(prepared.norm):
+            low = prepared.norm
+        prepared.cache["lower"] = low
+    return str(low)
+
+
+def _clusters(prepared: Prepared, core: str) -> list[tuple[int, int]]:
+    """Where the quote could start, by votes of anchors found (case-blind): (lo, hi) ranges,
+    the ranges most anchors agree on first, rarer anchors breaking ties."""
+    text = _lowered(prepared)
+    votes: list[tuple[int, int, float]] = []
+    for ai, (a, off) in enumerate(_anchors(core.lower())):
+        hits = []
+        pos = text.find(a)
+        while pos != -1 and len(hits) < ANCHOR_MAX_HITS:
+            hits.append(pos - off)
+            pos = text.find(a, pos + 1)
+        votes.extend((h, ai, 1.0 / len(hits)) for h in hits)
+    if not votes:
+        return []
+    votes.sort()
+    tol = len(core) // 2 + 20
+    groups: list[tuple[int, float, int, int]] = []  # (-distinct anchors, -rarity, lo, hi)
+    i = 0
+    while i < len(votes):
+        j = i
+        seen: dict[int, float] = {}
+        while j < len(votes) and votes[j][0] - votes[i][0] <= tol:
+            seen[votes[j][1]] = votes[j][2]
+            j += 1
+        groups.append((-len(seen), -sum(seen.values()), votes[i][0], votes[j - 1][0]))
+        i = j
+    groups.sort()
+    return [(lo, hi) for _, _, lo, hi in groups[:3]]
+
+
+class _Quote(NamedTuple):
+    """The quote as typed, prepared, and where its core starts in that preparation: to look at
+    the writer's own characters (a hyphen, a line break) behind a token."""
+
+    prepared: Prepared
+    offset: int
+
+
+class _Candidate(NamedTuple):
+    ns: int
+    ne: int
+    score: float
+    differences: tuple[str, ...]
+    tolerated: tuple[str, ...]
+
+
+def _candidate(
+    prepared: Prepared, core: str, lo_est: int, hi_est: int, quote: _Quote | None
+) -> _Candidate | None:
+    norm = prepared.norm
+    pad = len(core) // 4 + 16
+    ws, we = max(0, lo_est - pad), min(len(norm), hi_est + len(core) + pad)
+    if we <= ws:
+        return None
+    al = fuzz.partial_ratio_alignment(core, norm[ws:we])
+    if al is None:
+        return None
+    rs = max(0, ws + al.dest_start - 12)
+    re_ = min(len(norm), ws + al.dest_end + 12)
+    while rs > 0 and norm[rs - 1] != " ":
+        rs -= 1
+    while re_ < len(norm) and norm[re_] != " ":
+        re_ += 1
+    qt = _tokens(core)
+    ct = _tokens(norm, rs, re_)
+    if not qt or not ct:
+        return None
+    qk = [t.key for t in qt]
+    sm = SequenceMatcher(None, qk, [t.key for t in ct], autojunk=False)
+    blocks = [b for b in sm.get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    i0, j0 = blocks[0].a, blocks[0].b
+    last = blocks[-1]
+    i1, j1 = last.a + last.size, last.b + last.size
+    # Unmatched words at either end of the quote stand for some source words there: how many
+    # is decided by whichever reading leaves the fewest differences.
+    head, tail_n = i0, len(qt) - i1
+    js_opts = range(max(0, j0 - head), j0 + 1) if head <= 3 else [max(0, j0 - head)]
+    je_opts = (
+        range(j1, min(len(ct), j1 + tail_n) + 1) if tail_n <= 3 else [min(len(ct), j1 + tail_n)]
+    )
+    best: tuple[int, int, list[str], list[str]] | None = None
+    for js in js_opts:
+        for je in je_opts:
+            d, tol = _judge_tokens(core, qt, prepared, ct[js:je], quote)
+            if best is None or len(d) < len(best[2]):
+                best = (js, je, d, tol)
+    assert best is not None
+    js, je, diffs, tolerated = best
+    span = ct[js:je]
+    ns, ne = span[0].start, span[-1].end
+    return _Candidate(ns, ne, float(al.score), tuple(diffs), tuple(tolerated))
+
+
+def _judge_tokens(
+    core: str, qt: list[_Tok], prepared: Prepared, ct: list[_Tok], quote: _Quote | None
+) -> tuple[list[str], list[str]]:
+    """Every token-level difference between quote and candidate, except formatting."""
+    norm = prepared.norm
+    diffs: list[str] = []
+    tolerated: list[str] = []
+    sm = SequenceMatcher(None, [t.key for t in qt], [t.key for t in ct], autojunk=False)
+    for tag, a1, a2, b1, b2 in sm.get_opcodes():
+        if tag == "equal":
+            for q, c in zip(qt[a1:a2], ct[b1:b2], strict=True):
+                if q.raw != c.raw and _acronym_case(q.raw, c.raw):
+                    diffs.append(f"source says '{c.raw}', quote says '{q.raw}' (a name)")
+            continue
+        if not ct:
+            diffs.append(f"quote says '{core}', source has nothing there")
+            break
+        qs = core[qt[a1].start : qt[a2 - 1].end] if a2 > a1 else ""
+        ss = norm[ct[b1].start : ct[b2 - 1].end] if b2 > b1 else ""
+        qtoks, stoks = qt[a1:a2], ct[b1:b2]
+        if qtoks and stoks and _same_letters(qtoks, stoks, prepared, quote):
+            tolerated.append(f"source has '{ss}', quote has '{qs}' (spacing or hyphenation)")
+            continue
+        what = _what(qtoks, stoks)
+        if not qtoks:
+            diffs.append(f"source says '{ss}', quote leaves it out{what}")
+        elif not stoks:
+            diffs.append(f"quote says '{qs}', source has nothing there{what}")
+        else:
+            diffs.append(f"source says '{ss}', quote says '{qs}'{what}")
+    return diffs, tolerated
+
+
+def _acronym_case(a: str, b: str) -> bool:
+    """Case is formatting, except where it makes the word: "US"/"us", "WHO"/"who", RFC "NOT"."""
+    return (
+        len(a) > 1
+        and len(b) > 1
+        and a.isupper() != b.isupper()
+        and (a.isupper() or b.isupper())
+        and not (a[0].isupper() and b[0].isupper() and (a[1:].islower() or b[1:].islower()))
+    )
+
+
+def _same_letters(
+    qtoks: list[_Tok], stoks: list[_Tok], prepared: Prepared, quote: _Quote | None
+) -> bool:
+    """The same letters, split or joined differently ("data base"/"database"): formatting when
+    a hyphen or line break is there in either original, or when no piece of the split form is
+    a little word of its own ("a part" is not "apart", "may be" is not "maybe")."""
+    if any(t.kind != "word" for t in qtoks + stoks):
+        return False
+    if "".join(t.key for t in qtoks) != "".join(t.key for t in stoks):
+        return False
+    a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
+    if _JOIN_MARKS.search(prepared.text, a, b):
+        return True
+    if quote is not None:
+        qp, off = quote
+        a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
+        if _JOIN_MARKS.search(qp.text, a, b):
+            return True
+    split = qtoks if len(qtoks) > len(stoks) else stoks
+    return all(len(t.key) >= 3 and t.key not in STOPWORDS for t in split)
+
+
+_NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non")
+
+
+def _what(qtoks: list[_Tok], stoks: list[_Tok]) -> str:
+    """What kind of change it is, for the writer's message (all of them refuse)."""
+    toks = qtoks + stoks
+    if any(t.kind == "num" for t in toks):
+        return " (a number)"
+    if any(t.kind == "sym" for t in toks):
+        return " (a unit or symbol)"
+    if any(_is_negation(t.key) for t in toks):
+        return " (a negation)"
+    if len(qtoks) == 1 and len(stoks) == 1:
+        a, b = qtoks[0].key, stoks[0].key
+        short, long_ = sorted((a, b), key=len)
+        if any(long_ == p + short for p in _NEG_PREFIXES):
+            return " (a negation)"
+    if all(t.key in STOPWORDS for t in toks):
+        return ""
+    if any(t.raw[:1].isupper() for t in toks):
+        return " (a name)"
+    return " (a word)"
+
+
+def _best_candidate(prepared: Prepared, core: str, quote: _Quote | None = None) -> list[_Candidate]:
+    cands = []
+    for lo, hi in _clusters(prepared, core):
+        c = _candidate(prepared, core, lo, hi, quote)
+        if c is not None:
+            cands.append(c)
+    if not cands and len(prepared.norm) <= 200_000:
+        # Nothing verbatim to anchor on: one alignment over the whole text, for the message.
+        c = _candidate(prepared, core, 0, max(0, len(prepared.norm) - len(core)), quote)
+        if c is not None:
+            cands.append(c)
+    cands.sort(key=lambda c: (len(c.differences), -c.score))
+    return cands
+
+
+def _fuzzy(prepared: Prepared, raw: str, core: str, tail: str, hint: int | None) -> LocateResult:
+    qp = prepare(raw)
+    cands = _best_candidate(prepared, core, _Quote(qp, max(0, qp.norm.find(core))))
+    accepted = [c for c in cands if not c.differences]
+    if accepted:
+        best = accepted[0]
+        note = "tolerated: " + "; ".join(best.tolerated) if best.tolerated else None
+        ns, ne = _with_edge_punct(prepared.norm, core, best.ns, best.ne)
+        return _found(
+            prepared,
+            [(ns, ne)],
+            "",
+            tail,
+            hint,
+            "fuzzy",
+            score=round(best.score / 100, 4),
+            reason=note,
+        )
+    return _refused_with(prepared, cands, "the quote is not in the source")
+
+
+def _with_edge_punct(norm: str, core: str, ns: int, ne: int) -> tuple[int, int]:
+    """Tokens leave out punctuation; take in the quote's own opening/closing marks ("(", ")")
+    where the source has them right there."""
+    lead = core[: len(core) - len(core.lstrip("([{\"'"))]
+    for ch in reversed(lead):
+        if ns > 0 and norm[ns - 1] == ch:
+            ns -= 1
+        else:
+            break
+    trail = core[len(core.rstrip(")]}\"'!?")) :]
+    for ch in trail:
+        if ne < len(norm) and norm[ne] == ch:
+            ne += 1
+        else:
+            break
+    return ns, ne
+
+
+def _refusal(prepared: Prepared, core: str, reason: str) -> LocateResult:
+    """A refusal that still names the nearest passage, so the writer can see what differs."""
+    if len(core.split()) < 3:
+        return LocateResult(found=False, reason=reason)
+    return _refused_with(prepared, _best_candidate(prepared, core), reason)
+
+
+def _refused_with(prepared: Prepared, cands: list[_Candidate], reason: str) -> LocateResult:
+    if not cands or cands[0].score < 50:
+        return LocateResult(found=False, reason=reason + "; no passage resembles it")
+    best = cands[0]
+    cs, ce = prepared.orig_span(best.ns, best.ne)
+    return LocateResult(
+        found=False,
+        candidate=prepared.text[cs:ce],
+        score=round(best.score / 100, 4),
+        differences=best.differences,
+        reason=reason,
+    )

@@ -1,0 +1,159 @@
+"""The filter's options: where each one comes from, and which source wins.
+
+Options live under one metadata key, ``citeledger`` (design.md)::
+
+    citeledger:
+      ledger: citeledger.yaml   # the ledger file
+      strict: false             # true: any breakdown makes the filter (and so pandoc) fail
+      audit: false              # true: append a "Citation audit" section
+      audience: public          # sources limited to other audiences render as `restricted`
+      evidence-pages: evidence  # HTML builds: link each receipt's read-only evidence page,
+                                # as written there by `citeledger evidence --out evidence`
+
+Precedence, first found wins:
+
+1. an element attribute ``citeledger-<name>`` on a Div or Span enclosing the citation
+   (``::: {citeledger-strict=false}`` for an appendix of known gaps); only ``strict`` and
+   ``audience`` can be set per element — a document has one ledger, one audit, one evidence folder;
+2. document metadata, nested (``citeledger: {strict: true}``) before flat
+   (``citeledger.strict``: what ``pandoc -M citeledger.strict=true`` sets, since ``-M`` does not
+   nest keys); both spellings are accepted, and nested wins when both are given;
+3. the environment, ``CITELEDGER_<NAME>`` with dashes as underscores (``CITELEDGER_LEDGER``);
+4. the default (``citeledger.yaml``, not strict, no audit, no audience, no evidence pages).
+
+A relative ``ledger`` is resolved against the current directory: pandoc does not tell a filter
+where its input file is, so run pandoc from the document's folder (as a Makefile does).
+
+Metadata values may be MetaBool, MetaString, MetaInlines or MetaBlocks; booleans also accept the
+words true/false, yes/no, on/off, 1/0. A value that cannot be read is a ``CiteledgerError``.
+This module never reads files and never prints.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from citeledger.citations import plain_text
+from citeledger.errors import CiteledgerError
+
+META_KEY = "citeledger"
+DEFAULT_LEDGER = "citeledger.yaml"
+NAMES = ("ledger", "strict", "audit", "audience", "evidence-pages")
+ELEMENT_NAMES = ("strict", "audience")
+_TRUE = frozenset({"true", "yes", "on", "1"})
+_FALSE = frozenset({"false", "no", "off", "0", ""})
+
+
+@dataclass(frozen=True)
+class Options:
+    ledger: str = DEFAULT_LEDGER
+    ledger_source: str = "default"  # "metadata", "environment" or "default": where it was set
+    strict: bool = False
+    audit: bool = False
+    audience: str | None = None
+    evidence_pages: str | None = None
+    unknown: tuple[str, ...] = field(default=(), compare=False)  # names we do not know: a typo?
+
+    @property
+    def ledger_given(self) -> bool:
+        """Set explicitly: a missing file is then an error, not a warning."""
+        return self.ledger_source != "default"
+
+    @property
+    def ledger_from_document(self) -> bool:
+        """Set in the document's metadata (``check`` resolves it beside the document)."""
+        return self.ledger_source == "metadata"
+
+    def ledger_path(self, cwd: Path | None = None) -> Path:
+        path = Path(self.ledger).expanduser()
+        return path if path.is_absolute() else (cwd or Path.cwd()) / path
+
+    def for_element(self, attributes: tuple[tuple[str, str], ...]) -> Options:
+        """These options as overridden by the ``citeledger-*`` attributes around a citation."""
+        if not attributes:
+            return self
+        changes: dict[str, Any] = {}
+        for key, value in attributes:
+            name = key[len(META_KEY) + 1 :]
+            if name == "strict" and "strict" not in changes:
+                changes["strict"] = _boolean(value, f"attribute {key}")
+            elif name == "audience" and "audience" not in changes:
+                changes["audience"] = value.strip() or None
+        return replace(self, **changes) if changes else self
+
+
+def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> Options:
+    """The document-level options from pandoc JSON metadata and the environment."""
+    env = os.environ if environ is None else environ
+    nested: Any = meta.get(META_KEY)
+    is_map = isinstance(nested, dict) and nested.get("t") == "MetaMap"
+    nested_map = nested.get("c", {}) if is_map else {}
+    raw: dict[str, tuple[str, str]] = {}  # name -> (text, where it was found)
+    kinds: dict[str, str] = {}
+    for name in NAMES:
+        if name in nested_map:
+            raw[name] = (_meta_text(nested_map[name]), f"metadata {META_KEY}.{name}")
+            kinds[name] = "metadata"
+        elif f"{META_KEY}.{name}" in meta:
+            raw[name] = (_meta_text(meta[f"{META_KEY}.{name}"]), f"metadata {META_KEY}.{name}")
+            kinds[name] = "metadata"
+        else:
+            var = f"CITELEDGER_{name.upper().replace('-', '_')}"
+            if var in env:
+                raw[name] = (env[var], f"environment {var}")
+                kinds[name] = "environment"
+    options = Options()
+    changes: dict[str, Any] = {}
+    flat = [k[len(META_KEY) + 1 :] for k in meta if k.startswith(META_KEY + ".")]
+    unknown = sorted({n for n in [*nested_map, *flat] if n not in NAMES})
+    if unknown:
+        changes["unknown"] = tuple(unknown)
+    if "ledger" in raw:
+        text, where = raw["ledger"]
+        if not text.strip():
+            raise CiteledgerError(f"{where} is empty", fix="give the path of the ledger file")
+        changes["ledger"] = text.strip()
+        changes["ledger_source"] = kinds["ledger"]
+    for name in ("strict", "audit"):
+        if name in raw:
+            changes[name] = _boolean(*raw[name])
+    if "audience" in raw:
+        changes["audience"] = raw["audience"][0].strip() or None
+    if "evidence-pages" in raw:
+        changes["evidence_pages"] = raw["evidence-pages"][0].strip() or None
+    return replace(options, **changes)
+
+
+def _boolean(text: str, where: str) -> bool:
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise CiteledgerError(f"{where} must be true or false, not {text!r}", fix="write true or false")
+
+
+def _meta_text(value: Any) -> str:
+    """A metadata value as text; MetaBool becomes ``true``/``false`` so one reader fits all."""
+    if not isinstance(value, dict):
+        return str(value)
+    t: Any = value.get("t")
+    c: Any = value.get("c")
+    if t == "MetaBool":
+        return "true" if c else "false"
+    if t == "MetaString":
+        return str(c)
+    if t == "MetaInlines":
+        return plain_text(c)
+    if t == "MetaBlocks":
+        return " ".join(plain_text(b.get("c", [])) for b in c if b.get("t") in ("Para", "Plain"))
+    if t == "MetaList":
+        return " ".join(_meta_text(v) for v in c)
+    raise CiteledgerError(
+        f"a {META_KEY} option given as {t} cannot be read",
+        fix="write a plain value, e.g. true or a path",
+    )

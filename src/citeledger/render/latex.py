@@ -1,0 +1,42 @@
+"""LaTeX-family rendering (latex, beamer, PDF via LaTeX): a framed ``citeledgerbreakdown``.
+
+``templates/citeledger.tex`` defines the environment and ``\\citeledgerflag`` with the LaTeX
+kernel alone (``\\fbox``, ``minipage``, ``lrbox``; red via ``\\fcolorbox`` when color/xcolor is
+loaded, as pandoc's template does), so any TeX Live builds it; it goes into header-includes.
+
+``pandoc -H file`` replaces metadata header-includes and a filter cannot detect it, so every
+use is guarded by ``\\ifdefined``: with ``-H`` the callout is still there as bold-titled
+paragraphs, the flag as bold text, and the build does not fail on an undefined environment.
+Put ``\\input{citeledger.tex}`` (``citeledger`` ships it) in your ``-H`` file to get the frame.
+Never prints.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from citeledger.render import ast
+from citeledger.render.ast import Node
+from citeledger.render.base import Renderer
+from citeledger.render.words import Item
+
+BEGIN = r"\ifdefined\citeledgerbreakdown\begin{citeledgerbreakdown}\fi"
+END = r"\ifdefined\citeledgerbreakdown\end{citeledgerbreakdown}\fi"
+FLAG_OPEN = r"\ifdefined\citeledgerflag\expandafter\citeledgerflag\fi{"
+FLAG_CLOSE = "}"
+
+
+class LatexRenderer(Renderer):
+    family: ClassVar[str] = "latex"
+    links: ClassVar[bool] = True
+    header_format: ClassVar[str | None] = "latex"
+    header_template: ClassVar[str | None] = "citeledger.tex"
+    header_marker: ClassVar[str] = "citeledger-header"
+
+    def callout_content(self, item: Item) -> list[Node]:
+        inner = super().callout_content(item)
+        return [ast.raw_block("latex", BEGIN), *inner, ast.raw_block("latex", END)]
+
+    def flag_inlines(self, item: Item) -> list[Node]:
+        inner = super().flag_inlines(item)
+        return [ast.raw_inline("latex", FLAG_OPEN), *inner, ast.raw_inline("latex", FLAG_CLOSE)]

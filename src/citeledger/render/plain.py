@@ -1,0 +1,24 @@
+"""Every other format (plain, typst, rst, org, asciidoc, jats, man, …): a visible fallback.
+
+The callout is a block quote inside the design's Div (writers that know Divs keep the classes and
+the id; the others drop them and keep the quote). Its title is bold; the ``plain`` writer drops
+bold, so there the title is in capitals. Never prints.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from citeledger.render import ast, words
+from citeledger.render.ast import Node
+from citeledger.render.base import Renderer
+from citeledger.render.words import Item
+
+
+class PlainRenderer(Renderer):
+    family: ClassVar[str] = "plain"
+    links: ClassVar[bool] = False
+
+    def callout_content(self, item: Item) -> list[Node]:
+        blocks = words.callout_blocks(item, link_back=False, shout=self.fmt == "plain")
+        return [ast.block_quote(blocks)]

@@ -1,0 +1,87 @@
+"""Helpers for the filter's tests: pandoc itself turns Markdown into the JSON the filter reads."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pypandoc
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+PANDOC = str(pypandoc.get_pandoc_path())
+SHIM = REPO / "filters" / "citeledger.py"
+FIXTURE_FILTER = HERE / "fixture_filter.py"
+
+
+def pandoc_bytes(markdown: str, *args: str) -> bytes:
+    """``pandoc -f markdown -t json`` of ``markdown``, exactly as pandoc would hand it over."""
+    proc = subprocess.run(
+        [PANDOC, "-f", "markdown", "-t", "json", *args],
+        input=markdown.encode(),
+        capture_output=True,
+        check=True,
+    )
+    return proc.stdout
+
+
+def pandoc_json(markdown: str, *args: str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(pandoc_bytes(markdown, *args))
+    return result
+
+
+def venv_env(**extra: str) -> dict[str, str]:
+    """An environment whose ``python3`` is this interpreter (the filters' shebang uses it)."""
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.update(extra)
+    return env
+
+
+class Run:
+    """One in-process run of ``filter.main``: exit code, stdout bytes, stderr lines."""
+
+    def __init__(self, code: int, out: bytes, err: str) -> None:
+        self.code = code
+        self.out = out
+        self.err = err
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        result: dict[str, Any] = json.loads(self.out)
+        return result
+
+    @property
+    def warnings(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.startswith("[WARNING] citeledger: ")]
+
+
+def run_main(raw: bytes, fmt: str = "html", **kw: Any) -> Run:
+    from citeledger.filter import main
+
+    out = io.BytesIO()
+    err = io.StringIO()
+    code = main([fmt], stdin=io.BytesIO(raw), stdout=out, stderr=err, **kw)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def walk(node: Any) -> Iterator[dict[str, Any]]:
+    """Every dict node of a JSON AST, depth first, in document order."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
+
+
+def with_class(doc: Any, t: str, cls: str) -> list[dict[str, Any]]:
+    """Elements of type ``t`` (Span/Div) carrying class ``cls``, in document order."""
+    return [n for n in walk(doc) if n.get("t") == t and cls in n["c"][0][1]]

@@ -1,0 +1,262 @@
+"""The locator: honest reformatting is found at the right span; any change of meaning is refused.
+
+The texts here are written for these tests (no corpus text is copied into the project).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from citeledger.locate import locate, locate_prepared, prepare
+
+TEXT = (
+    "Introduction\n\n"
+    "The committee found that the  treatment was not effective in 60% of patients. It was a "
+    "well-\nknown classi-\nfication of the \ufb01rst order. Prices rose by 1.5 percent in 2019, "
+    "the Bank of England said.\n"
+    "The results, however, were unlikely to change the policy of the government in the short "
+    "term. She can\u2019t say; it is impossible to cure within 10 days. The US team did it.\n"
+    "An appeal must be received within 60 days of the date of the decision letter, and the "
+    "appeal panel \u2014 not the handler \u2014 decides.\n"
+)
+
+
+def found(quote: str, text: str = TEXT, **kw: object) -> str:
+    r = locate(text, quote, **kw)  # type: ignore[arg-type]
+    assert r.found, (quote, r)
+    assert r.char_start is not None and r.char_end is not None
+    assert r.source_quote == text[r.char_start : r.char_end]
+    return r.source_quote
+
+
+def refused(quote: str, text: str = TEXT) -> tuple[str, ...]:
+    r = locate(text, quote)
+    assert not r.found, (quote, r)
+    assert r.char_start is None and r.source_quote is None
+    return r.differences
+
+
+# --- found: exact, normalised, and the writer's marked alterations ---------------------------
+
+
+def test_exact_match_reports_original_offsets() -> None:
+    r = locate(TEXT, "Prices rose by 1.5 percent in 2019")
+    assert r.found and r.match == "exact" and r.score == 1.0
+    assert TEXT[r.char_start : r.char_end] == "Prices rose by 1.5 percent in 2019"  # type: ignore[misc]
+
+
+def test_normalised_match_spans_the_source_words_as_they_are() -> None:
+    got = found("It was a well-known classification of the first order.")
+    assert got == "It was a well-\nknown classi-\nfication of the \ufb01rst order."
+    assert locate(TEXT, "It was a well-known classification of the first order.").match == (
+        "normalized"
+    )
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "the treatment was not effective in 60% of patients",  # double space in the source
+        "The treatment was not effective in 60% of patients",  # first letter's case
+        "She can't say; it is impossible to cure within 10 days",  # straight apostrophe
+        "the appeal panel -- not the handler -- decides",  # dashes typed as --
+        "the appeal panel - not the handler - decides",
+        "It was a well known\u00a0classi\u00adfication of the \ufb01rst order",  # NBSP, SHY
+        "It was a wellknown classification of the first order",
+        "\u201cPrices rose by 1.5 percent in 2019, the Bank of England said.\u201d",
+    ],
+)
+def test_honest_reformatting_is_found(quote: str) -> None:
+    found(quote)
+
+
+def test_first_letter_only_case_rule() -> None:
+    found("the committee found that the treatment")
+    # a case change inside a short quote is not formatting the normaliser forgives
+    refused("The Committee found that")
+
+
+def test_bracketed_alterations() -> None:
+    assert found("[T]he committee found that the treatment").startswith("The committee")
+    found("The committee found that [it] was not effective")  # [it] for "the treatment"
+    found("Prices rose by 1.5 percent [sic] in 2019")  # an insertion
+    found("[The panel] must be received within 60 days")  # an edge word replaced
+
+
+def test_bracket_may_not_stand_for_a_negation_or_a_number() -> None:
+    refused("the treatment [was] effective in 60% of patients")  # [was] for "was not"
+    refused("The committee found that [it] was effective")
+    refused("Prices rose by [2.5] percent in 2019")
+
+
+def test_ellipsis_fragments_found_in_order_close_together() -> None:
+    got = found("The results, however, were unlikely ... in the short term")
+    assert got.startswith("The results") and got.endswith("short term")
+    found("Prices rose by 1.5 percent \u2026 the Bank of England said")
+    found("The results, however, were unlikely to change the policy [...] She can\u2019t say")
+
+
+def test_ellipsis_may_not_hide_a_negation() -> None:
+    d = refused("The committee found that the treatment was ... effective in 60% of patients")
+    assert any("'not'" in x for x in d)
+
+
+def test_ellipsis_fragments_out_of_order_or_far_apart() -> None:
+    refused("Prices rose by 1.5 percent in 2019 ... The committee found that the treatment")
+    far = "Alpha beta gamma delta epsilon. " + "filler words here. " * 80 + "Zeta eta theta iota."
+    refused("Alpha beta gamma delta ... Zeta eta theta iota", far)
+    found("Alpha beta gamma delta ... filler words here", far)
+
+
+def test_ellipsis_short_fragment_must_sit_beside_the_omission() -> None:
+    refused("... the committee found ... order")  # a lone short fragment floats: refused
+    found("Prices rose by 1.5 percent in 2019 ... said")
+
+
+# --- refused: every change of meaning, with the nearest candidate ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("quote", "says"),
+    [
+        ("the treatment was not effective in 90% of patients", "'60'"),
+        ("Prices rose by 15 percent in 2019, the Bank of England said", "'1.5'"),
+        ("the treatment was not effective in 60 of patients", "'%'"),
+        ("the treatment was effective in 60% of patients", "'not'"),
+        ("The results, however, were likely to change the policy of the government", "unlikely"),
+        ("Prices rose by 1.5 percent in 2019, the Bank of France said", "England"),
+        ("The results, however, were unlikely to alter the policy of the government", "change"),
+        ("The results, however, were unlikely to change the policy of government", "the"),
+        ("An appeal must be received within 60 weeks of the date of the decision letter", "days"),
+    ],
+)
+def test_altered_quote_is_refused_with_the_difference_named(quote: str, says: str) -> None:
+    r = locate(TEXT, quote)
+    assert not r.found
+    assert r.candidate, r
+    assert any(says in d for d in r.differences), r.differences
+
+
+def test_splice_of_two_sentences_is_refused() -> None:
+    q = "the treatment was not effective in 60% of patients. Prices rose by 1.5 percent in 2019"
+    refused(q.replace(". Prices", ", prices"))
+    refused("The committee found that the treatment was unlikely to change the policy")
+
+
+def test_word_boundaries_guard_negation_prefixes_and_numbers() -> None:
+    refused("possible to cure within 10 days")  # inside "impossible"
+    refused("She can say")  # inside "can't"
+    refused("rose by 1")  # "1.5"
+    refused("it is impossible to cure within 1")  # "10"
+    refused("within 6")
+
+
+def test_short_quotes_are_never_fuzzy() -> None:
+    r = locate(TEXT, "Prices rose by 1.6 percent")
+    assert not r.found and r.match is None
+
+
+def test_acronym_case_is_not_formatting() -> None:
+    refused("the us team did it. An appeal must be received")
+    found("The US team did it.")
+
+
+def test_fuzzy_accepts_only_formatting_and_says_what_it_tolerated() -> None:
+    text = "We report a data base of 120 cases collected in real-time over three years."
+    r = locate(text, "We report a database of 120 cases collected in real time over three years")
+    assert r.found and r.match == "fuzzy"
+    assert r.reason and "tolerated" in r.reason
+    assert r.source_quote == text[: text.index(" over")] + " over three years"
+    refused("We report a database of 12 cases collected in real time over three years", text)
+
+
+def test_ambiguous_and_hint() -> None:
+    text = "Repeat this sentence exactly once. Other words. Repeat this sentence exactly once."
+    r = locate(text, "Repeat this sentence exactly once")
+    assert r.found and r.ambiguous and r.char_start == 0
+    r2 = locate(text, "Repeat this sentence exactly once", hint=40)
+    assert r2.found and r2.ambiguous and r2.char_start == text.rindex("Repeat")
+    assert not locate(TEXT, "Prices rose by 1.5 percent in 2019").ambiguous
+
+
+def test_prepare_once_for_many_quotes() -> None:
+    p = prepare(TEXT)
+    for q in ("the committee found", "Prices rose by 1.5 percent", "the appeal panel"):
+        a, b = locate_prepared(p, q), locate(TEXT, q)
+        assert (a.found, a.char_start, a.char_end) == (b.found, b.char_start, b.char_end)
+
+
+def test_empty_or_wordless_quote() -> None:
+    assert not locate(TEXT, "").found
+    assert not locate(TEXT, "  ... ").found
+    assert not locate("", "anything at all here").found
+
+
+def test_page_break_running_header_is_skipped_and_the_span_keeps_it() -> None:
+    header = "Journal of Examples 12 (2020)\n"
+    pages = [
+        "Page one text begins here and the first finding is that the meas-\n",
+        header.replace("12", "13") + "urements were stable over the whole period of study.\n",
+        header.replace("12", "14") + "Some other text on page three.\n",
+        header.replace("12", "15") + "More text on page four.\n",
+    ]
+    text = "".join(pages)
+    starts = []
+    pos = 0
+    for pg in pages:
+        starts.append(pos)
+        pos += len(pg)
+    q = "the first finding is that the measurements were stable over the whole period"
+    r = locate(text, q, page_starts=starts)
+    assert r.found, r
+    assert "Journal of Examples 13" in (r.source_quote or "")
+    assert r.reason and "header" in r.reason
+    assert not locate(text, q).found  # without pages, the header is in the way
+    assert not locate(text, q.replace("stable", "unstable"), page_starts=starts).found
+    assert not locate(text, q.replace("whole ", ""), page_starts=starts).found
+
+
+def test_relocating_within_a_window_finds_the_same_words() -> None:
+    # what the judge does at build time: the span plus a little context must still hold it
+    for q in (
+        "The committee found that [it] was not effective",
+        "It was a well known classification of the first order",
+        "The results, however, were unlikely to change ... She can't say",
+    ):
+        r = locate(TEXT, q)
+        assert r.found and r.char_start is not None and r.char_end is not None
+        lo = max(0, r.char_start - 64)
+        w = locate(TEXT[lo : r.char_end + 64], q)
+        assert w.found and w.char_start is not None
+        assert lo + w.char_start == r.char_start
+
+
+def test_joining_or_splitting_words_is_formatting_only_when_harmless() -> None:
+    text = "They set a part of the budget aside for the real-time data base of the city council."
+    # hyphen in the source, or no little word split off: formatting
+    found("They set a part of the budget aside for the real time database of the city", text)
+    # "a part" is not "apart"
+    refused("They set apart of the budget aside for the real-time data base of the city", text)
+
+
+def test_apostrophes_are_letters_in_fuzzy_matching() -> None:
+    text = "It's clear that we'll win the vote in the senate next week, she said."
+    refused("It's clear that well win the vote in the senate next week", text)
+    refused("Its clear that we'll win the vote in the senate next week", text)
+
+
+def test_a_sign_glued_to_a_word_is_still_a_sign() -> None:
+    text = "Overnight the temperature fell to\u22125 degrees in the northern valleys of the region."
+    refused("Overnight the temperature fell to 5 degrees in the northern valleys", text)
+    found("Overnight the temperature fell to -5 degrees in the northern valleys", text)
+
+
+def test_fuzzy_anchors_are_case_blind_among_repeated_boilerplate() -> None:
+    lines = [
+        f"Archived from the original on {d} {m} 2011."
+        for d, m in [(3, "May"), (18, "July"), (29, "June"), (4, "March"), (9, "May")]
+    ]
+    text = " ".join(lines)
+    r = locate(text, "Archived from the original on 29 june 2011")
+    assert r.found and r.match == "fuzzy" and "29 June 2011" in (r.source_quote or "")
+    refused("Archived from the original on 28 June 2011", text)

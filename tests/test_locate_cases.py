@@ -1,0 +1,120 @@
+"""The labelled set (tests/data/locate_cases.jsonl, built by tools/make_locate_cases.py from
+../shared/corpus): zero false accepts, recall ≥ 0.98, honest quotes found at their own words.
+
+Print the per-kind figures with:
+    .venv/bin/citeledger locate --batch tests/data/locate_cases.jsonl --score --out /dev/null
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeledger.locate import locate
+from citeledger.locate_cmd import extract_path, run_batch, score_cases
+from citeledger.normalize import normalize_for_match
+
+REPO = Path(__file__).resolve().parent.parent
+CASES = REPO / "tests" / "data" / "locate_cases.jsonl"
+EDGE = ".,;:!?'\"() "
+
+
+@pytest.fixture(scope="module")
+def batch(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    if not (REPO.parent / "shared" / "corpus").is_dir():
+        pytest.skip("../shared/corpus is not beside the repository")
+    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line]
+    present = [c for c in cases if (REPO / c["source"]).is_file()]
+    if not present:
+        pytest.skip("none of the labelled cases' sources are present")
+    path = tmp_path_factory.mktemp("cases") / "present.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in present), encoding="utf-8")
+    out = io.StringIO()
+    results = run_batch(path, out, base=REPO)
+    assert len(out.getvalue().splitlines()) == len(present)
+    return present, results
+
+
+def test_the_set_is_big_and_covers_every_kind() -> None:
+    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line]
+    assert len(cases) >= 300
+    kinds = {(c["kind"], c["expect_found"]) for c in cases}
+    for kind in (
+        "whitespace_reflow",
+        "smart_quotes",
+        "dashes",
+        "ligatures",
+        "soft_hyphens",
+        "nbsp_thin_spaces",
+        "hyphenation_line_break",
+        "first_letter_case",
+        "bracket_first_letter",
+        "ellipsis",
+    ):
+        assert (kind, True) in kinds, kind
+    for kind in (
+        "number_changed",
+        "negation_inserted",
+        "negation_dropped",
+        "content_word_swapped",
+        "entity_swapped",
+        "splice",
+        "word_dropped",
+    ):
+        assert (kind, False) in kinds, kind
+
+
+def test_zero_false_accepts_and_recall(batch: tuple[list[dict], list[dict]]) -> None:
+    cases, results = batch
+    scores = score_cases(results, cases)
+    report = "\n".join(scores.lines())
+    assert not scores.unresolved, report
+    assert scores.false_accepts == (), report
+    assert scores.recall >= 0.98, report
+
+
+def test_honest_quotes_are_found_at_their_own_words(batch: tuple[list[dict], list[dict]]) -> None:
+    cases, results = batch
+    by_id = {r["id"]: r for r in results}
+    wrong = []
+    for c in cases:
+        r = by_id[c["id"]]
+        if not (c["expect_found"] and r["found"] and "expect_norm" in c):
+            continue
+        got = normalize_for_match(r["source_quote"]).strip(EDGE)
+        want = c["expect_norm"].strip(EDGE)
+        if c["kind"] == "short_exact":  # may be found elsewhere too: the same words, though
+            ok = got.lower() == normalize_for_match(c["quote"]).strip(EDGE).lower()
+        elif c["kind"] in ("edge_punctuation", "punctuation_dropped"):
+            ok = got in want or want in got
+        else:
+            ok = got == want
+        if not ok:
+            wrong.append((c["id"], got[:80], want[:80]))
+    assert not wrong, wrong
+
+
+def test_found_spans_still_hold_within_a_small_window(batch: tuple[list[dict], list[dict]]) -> None:
+    """What the judge re-checks at build time: the span and 64 characters either side."""
+    cases, results = batch
+    by_id = {r["id"]: r for r in results}
+    texts: dict[str, str] = {}
+    lost = []
+    for c in cases:
+        r = by_id[c["id"]]
+        if not r["found"] or c["kind"] == "page_break_header":
+            continue  # a running header needs the pages to be skipped: not a window's job
+        text = texts.setdefault(c["source"], "")
+        if not text:
+            text = texts[c["source"]] = extract_path(REPO / c["source"]).text
+        lo = max(0, r["char_start"] - 64)
+        w = locate(text[lo : r["char_end"] + 64], c["quote"])
+        if not (w.found and w.char_start is not None and lo + w.char_start < r["char_end"]):
+            lost.append(c["id"])
+    assert not lost, lost

@@ -1,0 +1,174 @@
+"""Property tests on real text: sentences of corpus documents, reformatted honestly, are found at
+their own words; with one number, negation or content word changed, they are refused.
+
+The sentences are read from ../shared/corpus at test time (nothing is copied into the project);
+the tests skip when the corpus is not beside the repository.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from citeledger.locate import locate_prepared, prepare
+from citeledger.locate_cmd import extract_path
+from citeledger.normalize import Prepared, normalize_for_match
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+SOURCES = ("text/project_gutenberg_frankenstein.txt", "text/rfc2616.txt")
+EDGE = ".,;:!?'\" "
+
+pytestmark = pytest.mark.skipif(
+    not all((CORPUS / s).is_file() for s in SOURCES), reason="../shared/corpus is not present"
+)
+
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_WORD = re.compile(r"^[a-z]{5,}$")
+
+
+@functools.cache
+def source(name: str) -> tuple[Prepared, tuple[str, ...], tuple[str, ...]]:
+    """The prepared text, its sentences (original text, as found) and a vocabulary."""
+    text = extract_path(CORPUS / name).text
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        for s in _SPLIT.split(block.strip()):
+            words = s.split()
+            letters = sum(c.isalpha() for c in s)
+            dense = letters > 0.8 * len(s.replace(" ", ""))
+            if (
+                8 <= len(words) <= 40
+                and s[-1:] in ".!?"
+                and dense
+                and not re.search(r"[\[\]_|]|\.\.\.| {3}", s)
+            ):
+                out.append(s)
+    vocab = sorted({w for s in out for w in s.split() if _WORD.match(w)})
+    return prepare(text), tuple(out), tuple(vocab)
+
+
+def _sep(rng: random.Random) -> str:
+    return rng.choice([" ", " ", " ", "\n", "  ", "\u00a0", "\u2009", "\r\n", " \n   "])
+
+
+def honest(sentence: str, rng: random.Random) -> str:
+    """A random honest reformatting of the sentence as found in the text."""
+    words = sentence.split()
+    if rng.random() < 0.3:
+        i = rng.randrange(len(words))
+        w = words[i]
+        if len(w) >= 8 and w.isalpha():
+            cut = rng.randint(3, len(w) - 3)
+            words[i] = w[:cut] + rng.choice(["-\n", "\u00ad", "\u00ad\n"]) + w[cut:]
+    if rng.random() < 0.3:
+        words = [w.replace("fi", "\ufb01").replace("fl", "\ufb02") for w in words]
+    out = words[0] + "".join(_sep(rng) + w for w in words[1:])
+    if rng.random() < 0.4:
+        out = out.replace("'", "\u2019").replace('"', "\u201c", 1).replace('"', "\u201d", 1)
+    if rng.random() < 0.3:
+        out = out.replace("--", rng.choice(["\u2014", " \u2014 ", "--"]))
+    if rng.random() < 0.3 and out[0].isalpha():
+        out = out[0].swapcase() + out[1:]
+    if rng.random() < 0.3:
+        out = out.rstrip(".!?")
+    return out
+
+
+def _absent(prep: Prepared, quote: str) -> bool:
+    q = normalize_for_match(quote).strip(EDGE)
+    letters = re.sub(r"[\W_]+", "", q).lower()
+    return q not in prep.norm and letters not in re.sub(r"[\W_]+", "", prep.norm).lower()
+
+
+def _flip_negation(words: list[str], rng: random.Random) -> list[str] | None:
+    for i, w in enumerate(words):
+        if w.lower() in ("not", "never", "no") and 0 < i < len(words) - 1:
+            return words[:i] + words[i + 1 :]
+    aux = [
+        i
+        for i, w in enumerate(words[:-1])
+        if w in ("is", "was", "are", "were", "MUST", "can", "will", "would", "should", "may")
+    ]
+    if not aux:
+        return None
+    i = rng.choice(aux)
+    return [*words[: i + 1], "not" if words[i] != "MUST" else "NOT", *words[i + 1 :]]
+
+
+def _change_number(words: list[str], rng: random.Random) -> list[str] | None:
+    idx = [i for i, w in enumerate(words) if re.search(r"\d", w)]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    w = words[i]
+    pos = [k for k, c in enumerate(w) if c.isdigit()]
+    k = rng.choice(pos)
+    words = list(words)
+    words[i] = w[:k] + str((int(w[k]) + rng.randint(1, 9)) % 10) + w[k + 1 :]
+    return words
+
+
+def _swap_word(words: list[str], vocab: tuple[str, ...], rng: random.Random) -> list[str] | None:
+    idx = [i for i, w in enumerate(words) if _WORD.match(w)]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    new = rng.choice(vocab)
+    if new == words[i]:
+        return None
+    words = list(words)
+    words[i] = new
+    return words
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SOURCES), st.integers(min_value=0), st.randoms(use_true_random=False))
+def test_honest_reformatting_is_found_at_the_sentence(
+    name: str, pick: int, rng: random.Random
+) -> None:
+    prep, sentences, _ = source(name)
+    sentence = sentences[pick % len(sentences)]
+    quote = honest(sentence, rng)
+    r = locate_prepared(prep, quote)
+    assert r.found, (sentence, quote, r)
+    assert r.char_start is not None and r.char_end is not None
+    assert r.source_quote == prep.text[r.char_start : r.char_end]
+    # the span holds the sentence's own words (or an identical occurrence of them)
+    assert normalize_for_match(r.source_quote).strip(EDGE) == normalize_for_match(sentence).strip(
+        EDGE
+    )
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(SOURCES),
+    st.integers(min_value=0),
+    st.sampled_from(["number", "negation", "word"]),
+    st.randoms(use_true_random=False),
+    st.booleans(),
+)
+def test_one_change_of_meaning_is_refused(
+    name: str, pick: int, how: str, rng: random.Random, reformat: bool
+) -> None:
+    prep, sentences, vocab = source(name)
+    words = sentences[pick % len(sentences)].split()
+    if how == "number":
+        altered = _change_number(words, rng)
+    elif how == "negation":
+        altered = _flip_negation(words, rng)
+    else:
+        altered = _swap_word(words, vocab, rng)
+    assume(altered is not None)
+    assert altered is not None
+    quote = " ".join(altered)
+    assume(_absent(prep, quote))
+    if reformat:
+        quote = honest(quote, rng)  # honest formatting must not unlock an altered quote
+    r = locate_prepared(prep, quote)
+    assert not r.found, (quote, r)

@@ -1,0 +1,830 @@
+#!/usr/bin/env python3
+"""Build the locator's labelled set, ``tests/data/locate_cases.jsonl``, from ../shared/corpus.
+
+Every quote starts as a sentence (8–40 words) taken mechanically from a source's EXTRACTED text
+(the project's extractor), so an honest variant is truly in the source. Each sentence then gives
+one honest variant (``expect_found: true``: reflowed whitespace, smart quotes, dashes,
+ligatures, soft hyphens, NBSP, hyphenation across a line, first-letter case, ``[T]he``, an
+ellipsis, …) and one altered quote (``expect_found: false``: a number changed, a negation added
+or dropped, a word or name swapped, a splice of two sentences, a word dropped, an ellipsis over a
+"not", …). An altered quote is kept only if its normalised form is not in the source.
+
+The labels come from how a case is built, never from running the locator. Output lines are what
+``citeledger locate --batch`` reads: ``id``, ``source`` (path relative to the repository),
+``quote``, ``expect_found``, ``kind``; honest cases also carry ``expect_norm``, the normalised
+source words the answer must cover. Deterministic: the same corpus and extractor give the same
+file. Sources whose licence is unknown give only a few short quotations each.
+
+    .venv/bin/python tools/make_locate_cases.py            # writes tests/data/locate_cases.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from citeledger.locate import NEGATIONS, STOPWORDS  # noqa: E402
+from citeledger.locate_cmd import extract_path  # noqa: E402
+from citeledger.normalize import normalize_for_match  # noqa: E402
+
+CORPUS = REPO.parent / "shared" / "corpus"
+# Public-domain or openly licensed sources may give more quotations than the rest.
+OPEN_SOURCES = {
+    "text/project_gutenberg_frankenstein.txt",
+    "text/project_gutenberg_pride_and_prejudice.txt",
+    "text/rfc2616.txt",
+    "text/rfc3986.txt",
+    "pdf/dmca.pdf",
+    "pdf/GeoTopo-komprimiert.pdf",
+}
+PER_OPEN_SOURCE = 24
+PER_OTHER_SOURCE = 4
+
+LIGATURES = {"ffi": "\ufb03", "ffl": "\ufb04", "ff": "\ufb00", "fi": "\ufb01", "fl": "\ufb02"}
+AUX = (
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "may",
+    "might",
+    "must",
+    "has",
+    "have",
+    "had",
+    "does",
+    "do",
+    "did",
+)
+PREFIXABLE = {
+    "likely": "unlikely",
+    "possible": "impossible",
+    "able": "unable",
+    "known": "unknown",
+    "clear": "unclear",
+    "necessary": "unnecessary",
+    "common": "uncommon",
+    "usual": "unusual",
+    "certain": "uncertain",
+    "complete": "incomplete",
+    "correct": "incorrect",
+    "valid": "invalid",
+    "consistent": "inconsistent",
+    "accurate": "inaccurate",
+    "safe": "unsafe",
+    "important": "unimportant",
+    "significant": "insignificant",
+    "available": "unavailable",
+    "acceptable": "unacceptable",
+    "able,": "unable,",
+    "happy": "unhappy",
+    "fortunate": "unfortunate",
+    "aware": "unaware",
+    "dependent": "independent",
+    "reliable": "unreliable",
+    "equal": "unequal",
+}
+
+_SENT_END = re.compile(r"(?<=[.!?])[\"”’')]*\s+(?=[\"“‘(]?[A-Z])")
+_BLOCK = re.compile(r"\n[ \t]*\n")
+_LINE = re.compile(r"\n")
+_WS = re.compile(r"\s+")
+
+
+# --- sentences from the extracted text --------------------------------------------------------
+
+
+def writer_copy(span: str) -> str:
+    """What a writer pasting the sentence would end up with: one line, ligatures spelled out,
+    invisible characters and line-end hyphenation gone. Never touches digits or words."""
+    s = "".join(c for c in span if c not in "\u00ad\u200b\u200c\u200d\u2060\ufeff")
+    for k in sorted(LIGATURES, key=len, reverse=True):
+        s = s.replace(LIGATURES[k], k)
+    s = s.replace("\ufb05", "st").replace("\ufb06", "st")
+    s = re.sub(r"(?<=[a-z])-[ \t]*\n\s*(?=[a-z])", "", s)
+    return " ".join(s.split())
+
+
+def good_sentence(s: str) -> bool:
+    words = s.split()
+    if not 8 <= len(words) <= 40:
+        return False
+    if not s[0].isupper() or s[-1] not in ".!?":
+        return False
+    if any(
+        bad in s
+        for bad in (
+            "http",
+            "www.",
+            "@",
+            "|",
+            "\t",
+            "...",
+            "…",
+            ". .",
+            "[",
+            "]",
+            "{",
+            "}",
+            "_",
+            "\\",
+            "=",
+            "<",
+            ">",
+            "#",
+            "*",
+        )
+    ):
+        return False
+    if re.search(r" {3,}", s) or re.search(r"[\x00-\x08\x0b-\x1f]", s):
+        return False
+    letters = sum(c.isalpha() for c in s)
+    visible = sum(not c.isspace() for c in s)
+    if letters < 0.8 * visible:
+        return False
+    short = [w for w in words if len(w.strip(".,;:!?\"'()")) <= 1]
+    return len(short) <= len(words) // 3
+
+
+def sentences(text: str, kind: str) -> list[tuple[int, int]]:
+    """Spans (original offsets) of candidate sentences. HTML blocks are lines; in text and PDF
+    a line break is only a wrap, and blocks are separated by blank lines."""
+    out: list[tuple[int, int]] = []
+    for bs, be in _blocks(text, _LINE if kind == "html" else _BLOCK):
+        chunk = text[bs:be]
+        starts = [0] + [m.end() for m in _SENT_END.finditer(chunk)]
+        ends = [m.start() for m in _SENT_END.finditer(chunk)] + [len(chunk)]
+        for a, b in zip(starts, ends, strict=True):
+            seg = chunk[a:b].rstrip()
+            seg_l = seg.lstrip()
+            a2 = a + (len(seg) - len(seg_l))
+            # closing quote marks after the terminator stay outside the sentence
+            while seg_l and seg_l[-1] in "\"”’')":
+                seg_l = seg_l[:-1]
+            if seg_l and good_sentence(writer_copy(seg_l)):
+                out.append((bs + a2, bs + a2 + len(seg_l)))
+    return out
+
+
+def _blocks(text: str, sep: re.Pattern[str]) -> list[tuple[int, int]]:
+    out = []
+    pos = 0
+    for m in sep.finditer(text):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(text)))
+    return out
+
+
+# --- honest variants -------------------------------------------------------------------------
+
+
+def _words(s: str) -> list[str]:
+    return s.split(" ")
+
+
+def v_whitespace(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    seps = [rng.choice([" ", "\n", "  ", " \n  ", "\t", "\r\n"]) for _ in w[1:]]
+    return w[0] + "".join(sep + x for sep, x in zip(seps, w[1:], strict=True))
+
+
+def v_smart_quotes(s: str, rng: random.Random, ctx: dict) -> str | None:
+    if not re.search("['\"‘’“”]", s):
+        return None
+    if re.search("[‘’“”]", s):
+        return s.translate({0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'})
+    out, open_ = [], True
+    for i, c in enumerate(s):
+        if c == "'":
+            out.append("\u2019" if i > 0 and s[i - 1].isalnum() else "\u2018")
+        elif c == '"':
+            out.append("\u201c" if open_ else "\u201d")
+            open_ = not open_
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def v_dashes(s: str, rng: random.Random, ctx: dict) -> str | None:
+    if not re.search("[-–—]", s):
+        return None
+    s2 = re.sub(r"(?<=\d)-(?=\d)", "\u2013", s)
+    s2 = re.sub(r"(?<=\d)–(?=\d)", "-", s2) if s2 == s else s2
+    s2 = re.sub(r"(?<=[a-z])-(?=[a-z])", "\u2011", s2)
+    s2 = re.sub(r"\s*—\s*", lambda m: rng.choice([" -- ", "--", " — ", "\u2014"]), s2)
+    s2 = re.sub(r"(?<=[a-z]) – (?=[a-z])", " — ", s2)
+    return s2 if s2 != s else None
+
+
+def v_ligatures(s: str, rng: random.Random, ctx: dict) -> str | None:
+    if not any(k in s for k in LIGATURES):
+        return None
+    out = s
+    for k in sorted(LIGATURES, key=len, reverse=True):
+        out = out.replace(k, LIGATURES[k])
+    return out
+
+
+def _long_word_indexes(w: list[str], n: int = 7) -> list[int]:
+    return [i for i, x in enumerate(w) if len(x) >= n and x.isalpha() and x.islower()]
+
+
+def v_soft_hyphens(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = _long_word_indexes(w)
+    if not idx:
+        return None
+    for i in rng.sample(idx, min(3, len(idx))):
+        x = w[i]
+        cut = rng.randint(2, len(x) - 2)
+        w[i] = x[:cut] + "\u00ad" + x[cut:]
+    return " ".join(w)
+
+
+def v_nbsp(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    seps = [rng.choice([" ", "\u00a0", "\u2009", "\u202f", "\u2002"]) for _ in w[1:]]
+    return w[0] + "".join(sep + x for sep, x in zip(seps, w[1:], strict=True))
+
+
+def v_hyphenation(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = _long_word_indexes(w, 8)
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    x = w[i]
+    cut = rng.randint(3, len(x) - 3)
+    w[i] = x[:cut] + "-\n" + x[cut:]
+    return " ".join(w)
+
+
+def v_first_case(s: str, rng: random.Random, ctx: dict) -> str | None:
+    if not s[0].isalpha():
+        return None
+    return s[0].swapcase() + s[1:]
+
+
+def v_bracket_first(s: str, rng: random.Random, ctx: dict) -> str | None:
+    if not s[0].isalpha() or not s[1:2].isalpha():
+        return None
+    return f"[{s[0].swapcase()}]{s[1:]}"
+
+
+PRONOUNS = (
+    "it",
+    "they",
+    "he",
+    "she",
+    "this",
+    "these",
+    "we",
+    "them",
+    "its",
+    "their",
+    "his",
+    "her",
+    "there",
+)
+
+
+def v_bracket_word(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i in range(1, len(w) - 1) if w[i].lower() in PRONOUNS]
+    if idx:
+        i = rng.choice(idx)
+        w[i] = rng.choice(["[the authors]", "[the committee]", "[the system]", "[that]"])
+        return " ".join(w)
+    idx = [i for i in range(2, len(w) - 2) if w[i].isalpha()]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    return " ".join([*w[: i + 1], "[sic]", *w[i + 1 :]])
+
+
+def _has_negation(words: list[str]) -> bool:
+    return any(
+        x.lower().strip(".,;:!?\"'()") in NEGATIONS or x.lower().endswith(("n't", "n’t"))
+        for x in words
+    )
+
+
+def v_ellipsis(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    if len(w) < 10:
+        return None
+    for _ in range(10):
+        a = rng.randint(3, len(w) - 6)
+        b = rng.randint(a + 2, min(len(w) - 3, a + 12))
+        if not _has_negation(w[max(0, a - 1) : b + 1]):
+            mark = rng.choice([" ... ", " … ", " [...] ", " . . . "])
+            return " ".join(w[:a]) + mark + " ".join(w[b:])
+    return None
+
+
+def v_ellipsis_sentences(s: str, rng: random.Random, ctx: dict) -> str | None:
+    nxt = ctx.get("next_sentence")
+    if not nxt:
+        return None
+    if _has_negation(_words(s)[-6:]) or _has_negation(_words(nxt)[:6]):
+        return None
+    return s + " ... " + nxt
+
+
+def v_edge(s: str, rng: random.Random, ctx: dict) -> str | None:
+    if s[-1] == ".":
+        return rng.choice([s[:-1], "\u201c" + s[:-1] + "\u201d", '"' + s + '"'])
+    return None
+
+
+def v_exact(s: str, rng: random.Random, ctx: dict) -> str | None:
+    return ctx["span"]
+
+
+def v_combined(s: str, rng: random.Random, ctx: dict) -> str | None:
+    out = s
+    for f in rng.sample(
+        [v_smart_quotes, v_ligatures, v_soft_hyphens, v_first_case, v_hyphenation, v_dashes], 3
+    ):
+        got = f(out, rng, ctx)
+        if got:
+            out = got
+    out = v_whitespace(out, rng, ctx) or out
+    return out if out != s else None
+
+
+def v_short(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    n = rng.randint(3, 4)
+    i = rng.randint(1, len(w) - n - 1)
+    chunk = " ".join(w[i : i + n]).strip(".,;:!?\"'()")
+    return chunk if len(chunk.split()) == n else None
+
+
+def v_compound_spacing(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A hyphenated compound typed with a space, or a space-split word from a PDF joined."""
+    m = list(re.finditer(r"(?<=[a-z])-(?=[a-z])", s))
+    if m:
+        x = rng.choice(m)
+        return s[: x.start()] + " " + s[x.end() :]
+    return None
+
+
+def v_comma_dropped(s: str, rng: random.Random, ctx: dict) -> str | None:
+    idx = [i for i, c in enumerate(s) if c in ",;:" and 0 < i < len(s) - 1]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    return s[:i] + s[i + 1 :]
+
+
+def v_case_mid(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i in range(1, len(w)) if w[i][:1].isupper() and w[i][1:].islower()]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    w[i] = w[i].lower()
+    return " ".join(w)
+
+
+HONEST: list[tuple[str, Callable[..., str | None]]] = [
+    ("compound_spacing", v_compound_spacing),
+    ("punctuation_dropped", v_comma_dropped),
+    ("case_mid_quote", v_case_mid),
+    ("exact", v_exact),
+    ("whitespace_reflow", v_whitespace),
+    ("smart_quotes", v_smart_quotes),
+    ("dashes", v_dashes),
+    ("ligatures", v_ligatures),
+    ("soft_hyphens", v_soft_hyphens),
+    ("nbsp_thin_spaces", v_nbsp),
+    ("hyphenation_line_break", v_hyphenation),
+    ("first_letter_case", v_first_case),
+    ("bracket_first_letter", v_bracket_first),
+    ("bracket_alteration", v_bracket_word),
+    ("ellipsis", v_ellipsis),
+    ("ellipsis_two_sentences", v_ellipsis_sentences),
+    ("edge_punctuation", v_edge),
+    ("combined", v_combined),
+    ("short_exact", v_short),
+]
+
+
+# --- altered quotes --------------------------------------------------------------------------
+
+
+def a_number(s: str, rng: random.Random, ctx: dict) -> str | None:
+    nums = list(re.finditer(r"\d+(?:[.,]\d+)?%?", s))
+    if not nums:
+        return None
+    m = rng.choice(nums)
+    t = m.group()
+    options = []
+    if "." in t:
+        options.append(t.replace(".", "", 1))  # 1.5 -> 15
+    if t.endswith("%"):
+        options.append(t[:-1])
+    digits = [i for i, c in enumerate(t) if c.isdigit()]
+    i = rng.choice(digits)
+    d = str((int(t[i]) + rng.randint(1, 8)) % 10)
+    options.append(t[:i] + d + t[i + 1 :])
+    new = rng.choice(options)
+    if new == t:
+        return None
+    return s[: m.start()] + new + s[m.end() :]
+
+
+def a_negation_inserted(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i, x in enumerate(w[:-1]) if x.lower() in AUX and w[i + 1].lower() != "not"]
+    if idx:
+        i = rng.choice(idx)
+        if rng.random() < 0.3 and w[i].lower() in ("is", "are", "was", "were", "does", "did"):
+            return " ".join([*w[:i], w[i] + "n't", *w[i + 1 :]])
+        return " ".join([*w[: i + 1], rng.choice(["not", "never"]), *w[i + 1 :]])
+    idx = [i for i, x in enumerate(w) if x.lower().strip(".,;:") in PREFIXABLE]
+    if idx:
+        i = rng.choice(idx)
+        core = w[i].lower().strip(".,;:")
+        w[i] = w[i].replace(core, PREFIXABLE[core])
+        return " ".join(w)
+    return None
+
+
+def a_negation_dropped(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    for i, x in enumerate(w):
+        bare = x.lower().strip(".,;:!?\"'()")
+        if bare in ("not", "never", "no") and 0 < i < len(w) - 1:
+            return " ".join(w[:i] + w[i + 1 :])
+        if bare in ("cannot",):
+            w[i] = x.replace("cannot", "can").replace("Cannot", "Can")
+            return " ".join(w)
+        if re.search(r"n['’]t\b", x):
+            w[i] = re.sub(r"n['’]t\b", "", x)
+            if w[i].lower() in ("ca", "wo", "sha"):
+                w[i] = {"ca": "can", "wo": "will", "sha": "shall"}[w[i].lower()]
+            return " ".join(w)
+    for k, v in PREFIXABLE.items():
+        if re.search(rf"\b{v}\b", s):
+            return re.sub(rf"\b{v}\b", k, s, count=1)
+    return None
+
+
+def _content_indexes(w: list[str]) -> list[int]:
+    return [
+        i
+        for i, x in enumerate(w)
+        if x.isalpha() and x.islower() and len(x) >= 4 and x not in STOPWORDS and x not in NEGATIONS
+    ]
+
+
+def a_word_swapped(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = _content_indexes(w)
+    pool = ctx["content_words"]
+    if not idx or not pool:
+        return None
+    i = rng.choice(idx)
+    for _ in range(20):
+        new = rng.choice(pool)
+        if new != w[i] and new.rstrip("s") != w[i].rstrip("s"):
+            w[i] = new
+            return " ".join(w)
+    return None
+
+
+def a_entity_swapped(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [
+        i
+        for i in range(1, len(w))
+        if w[i][:1].isupper()
+        and w[i].isalpha()
+        and len(w[i]) > 2
+        and not w[i - 1].endswith((".", "!", "?", ":"))
+    ]
+    pool = ctx["names"]
+    if not idx or not pool:
+        return None
+    i = rng.choice(idx)
+    for _ in range(20):
+        new = rng.choice(pool)
+        if new != w[i]:
+            w[i] = new
+            return " ".join(w)
+    return None
+
+
+def a_splice(s: str, rng: random.Random, ctx: dict) -> str | None:
+    other = ctx.get("far_sentence")
+    if not other:
+        return None
+    w, o = _words(s), _words(other)
+    a = rng.randint(4, max(4, len(w) - 4))
+    b = rng.randint(min(3, len(o) - 4), max(3, len(o) - 4))
+    return " ".join(w[:a] + o[b:])
+
+
+def a_word_dropped(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i in _content_indexes(w) if 0 < i < len(w) - 1]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    return " ".join(w[:i] + w[i + 1 :])
+
+
+def a_ellipsis_over_negation(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    for i, x in enumerate(w):
+        if x.lower() in ("not", "never") and 3 <= i <= len(w) - 3:
+            return " ".join(w[:i]) + " ... " + " ".join(w[i + 1 :])
+    return None
+
+
+def a_prefix_cut(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    for i, x in enumerate(w[:-4]):
+        m = re.fullmatch(r"(un|im|in|dis|non)([a-z]{4,})", x)
+        if m:
+            return " ".join([m.group(2), *w[i + 1 : i + 8]])
+    return None
+
+
+def a_short_number(s: str, rng: random.Random, ctx: dict) -> str | None:
+    m = re.search(r"(?:\S+ ){1,2}\d+(?:\.\d+)?(?: \S+){0,1}", s)
+    if not m:
+        return None
+    return a_number(m.group().strip(".,;:!?\"'()"), rng, ctx)
+
+
+def a_splice_nearby(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """The start of one sentence run into the end of the next, words between left out."""
+    nxt = ctx.get("next_sentence")
+    if not nxt:
+        return None
+    w, o = _words(s), _words(nxt)
+    a = rng.randint(4, max(4, len(w) - 2))
+    b = rng.randint(2, max(2, len(o) - 4))
+    return " ".join(w[:a] + o[b:])
+
+
+FUNCTION_SWAPS = {
+    "the": "a",
+    "a": "the",
+    "and": "or",
+    "or": "and",
+    "all": "some",
+    "some": "all",
+    "may": "must",
+    "must": "may",
+    "more": "less",
+    "less": "more",
+    "always": "often",
+    "only": "also",
+    "before": "after",
+    "after": "before",
+}
+
+
+def a_function_word(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i in range(1, len(w)) if w[i] in FUNCTION_SWAPS]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    w[i] = FUNCTION_SWAPS[w[i]]
+    return " ".join(w)
+
+
+def a_combined(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """An alteration hidden under honest reformatting: the formatting must not unlock it."""
+    for f in rng.sample([a_number, a_negation_inserted, a_word_swapped, a_word_dropped], 4):
+        got = f(s, rng, ctx)
+        if got:
+            return v_combined(got, rng, ctx) or got
+    return None
+
+
+ALTERED: list[tuple[str, Callable[..., str | None]]] = [
+    ("splice_nearby", a_splice_nearby),
+    ("function_word_swapped", a_function_word),
+    ("altered_reformatted", a_combined),
+    ("number_changed", a_number),
+    ("negation_inserted", a_negation_inserted),
+    ("negation_dropped", a_negation_dropped),
+    ("content_word_swapped", a_word_swapped),
+    ("entity_swapped", a_entity_swapped),
+    ("splice", a_splice),
+    ("word_dropped", a_word_dropped),
+    ("ellipsis_over_negation", a_ellipsis_over_negation),
+    ("prefix_cut", a_prefix_cut),
+    ("short_number_changed", a_short_number),
+]
+
+
+# --- quotes across a page break (PDF running headers) ------------------------------------------
+
+
+def page_break_quotes(text: str, page_starts: tuple[int, ...]) -> list[str]:
+    """Writer's copies of the words on both sides of a page break whose new page opens with a
+    running header (a first line that recurs on three or more pages, digits ignored)."""
+    if len(page_starts) < 4:
+        return []
+    firsts = []
+    for p in page_starts[1:]:
+        nl = text.find("\n", p)
+        firsts.append((p, nl, re.sub(r"\d+", "#", text[p:nl].strip().lower())))
+    counts: dict[str, int] = {}
+    for _, _, k in firsts:
+        counts[k] = counts.get(k, 0) + 1
+    out = []
+    for p, nl, k in firsts:
+        if not k or counts[k] < 3 or nl == -1:
+            continue
+        before = writer_copy(text[max(0, p - 300) : p]).split(" ")[-7:]
+        after = writer_copy(text[nl + 1 : nl + 300]).split(" ")[:7]
+        q = " ".join(before + after)
+        if before and after and before[-1][-1:] not in ".!?:" and good_words(q):
+            out.append(q)
+    return out
+
+
+def good_words(q: str) -> bool:
+    letters = sum(c.isalpha() for c in q)
+    visible = sum(not c.isspace() for c in q)
+    return len(q.split()) >= 10 and letters >= 0.85 * visible and not re.search(r"[\[\]=|]", q)
+
+
+# --- assembling --------------------------------------------------------------------------------
+
+
+def build_cases(corpus: Path = CORPUS) -> list[dict]:
+    cases: list[dict] = []
+    files = sorted(
+        p for d in ("text", "html", "pdf") for p in (corpus / d).glob("*") if p.is_file()
+    )
+    counts: dict[str, int] = {}
+    for path in files:
+        rel_corpus = f"{path.parent.name}/{path.name}"
+        try:
+            ex = extract_path(path)
+        except Exception as err:  # a source the extractor refuses gives no cases
+            print(f"skip {rel_corpus}: {err}", file=sys.stderr)
+            continue
+        text = ex.text
+        norm = normalize_for_match(text)
+        letters = _letters(norm)
+        spans = sentences(text, ex.kind)
+        if not spans:
+            continue
+        rng = random.Random(zlib.crc32(rel_corpus.encode()))
+        quota = PER_OPEN_SOURCE if rel_corpus in OPEN_SOURCES else PER_OTHER_SOURCE
+        chosen = sorted(rng.sample(range(len(spans)), min(quota, len(spans))))
+        bases = [writer_copy(text[a:b]) for a, b in spans]
+        vocab = sorted(
+            {
+                w
+                for b in bases
+                for w in _words(b)
+                if w.isalpha() and w.islower() and len(w) >= 5 and w not in STOPWORDS
+            }
+        )
+        names = sorted(
+            {
+                w
+                for b in bases
+                for w in _words(b)[1:]
+                if w.isalpha() and w[:1].isupper() and len(w) > 2
+            }
+        )
+        source = "../shared/corpus/" + rel_corpus
+        for n, si in enumerate(chosen):
+            a, b = spans[si]
+            base = bases[si]
+            nxt = None
+            if si + 1 < len(spans) and 0 <= spans[si + 1][0] - b <= 600:
+                nxt = bases[si + 1]
+            far = [j for j in range(len(spans)) if abs(spans[j][0] - a) > 3000]
+            ctx = {
+                "span": text[a:b],
+                "next_sentence": nxt,
+                "content_words": vocab,
+                "names": names,
+                "far_sentence": bases[rng.choice(far)] if far else None,
+            }
+            stem = f"{path.stem[:24]}-{n:02d}"
+            # the kind used least so far that applies to this sentence: every kind is exercised
+            for kind, fn in sorted(HONEST, key=lambda kf: (counts.get(kf[0], 0), kf[0])):
+                q = fn(base, rng, ctx)
+                if q:
+                    end = spans[si + 1][1] if kind == "ellipsis_two_sentences" else b
+                    expect = normalize_for_match(text[a:end])
+                    cases.append(
+                        {
+                            "id": f"{stem}-h",
+                            "source": source,
+                            "quote": q,
+                            "expect_found": True,
+                            "kind": kind,
+                            "expect_norm": expect,
+                        }
+                    )
+                    counts[kind] = counts.get(kind, 0) + 1
+                    break
+            for kind, fn in sorted(ALTERED, key=lambda kf: (counts.get(kf[0], 0), kf[0])):
+                q = fn(base, rng, ctx)
+                if q and _absent(q, norm, letters):
+                    cases.append(
+                        {
+                            "id": f"{stem}-a",
+                            "source": source,
+                            "quote": q,
+                            "expect_found": False,
+                            "kind": kind,
+                        }
+                    )
+                    counts[kind] = counts.get(kind, 0) + 1
+                    break
+        rng2 = random.Random(zlib.crc32(rel_corpus.encode()) + 1)
+        for n, q in enumerate(page_break_quotes(text, ex.page_starts)[:3]):
+            stem = f"{path.stem[:24]}-pb{n}"
+            cases.append(
+                {
+                    "id": f"{stem}-h",
+                    "source": source,
+                    "quote": q,
+                    "expect_found": True,
+                    "kind": "page_break_header",
+                }
+            )
+            bad = a_word_dropped(q, rng2, {}) or a_number(q, rng2, {})
+            if bad and _absent(bad, norm, letters):
+                cases.append(
+                    {
+                        "id": f"{stem}-a",
+                        "source": source,
+                        "quote": bad,
+                        "expect_found": False,
+                        "kind": "page_break_altered",
+                    }
+                )
+    return cases
+
+
+def _letters(s: str) -> str:
+    return re.sub(r"[\W_]+", "", s).lower()
+
+
+def _absent(quote: str, norm: str, norm_letters: str) -> bool:
+    """An altered quote must not be in the source in any form the locator may accept (even
+    differing in punctuation, spacing or case only)."""
+    q = normalize_for_match(quote.replace("...", " ")).strip(".,;:'\" ")
+    if not q:
+        return False
+    if q in norm or (q[:1].swapcase() + q[1:]) in norm:
+        return False
+    return _letters(q) not in norm_letters
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--out", type=Path, default=REPO / "tests" / "data" / "locate_cases.jsonl")
+    args = ap.parse_args(argv)
+    if not args.corpus.is_dir():
+        print(f"no corpus at {args.corpus}", file=sys.stderr)
+        return 2
+    cases = build_cases(args.corpus)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as fh:
+        for c in cases:
+            fh.write(json.dumps(c, ensure_ascii=False) + "\n")
+    kinds: dict[str, int] = {}
+    for c in cases:
+        kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
+    print(f"{len(cases)} cases -> {args.out}", file=sys.stderr)
+    for k, v in sorted(kinds.items()):
+        print(f"  {k:28} {v}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
