@@ -81,11 +81,20 @@ def main() -> int:
     for name, args in builds.items():
         run([pandoc, "chapter.md", "--filter", filt, *args, "-o", str(out / name),
              "-M", "citeledger.evidence-pages=" + str(out / "evidence")], work)
+    import json
+
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     print()
+    print("demo: states of the standing case's citations")
+    for c in report["citations"]:
+        print(f"  #{c['occurrence']:<2} @{c['key']:<16} {c['state']}")
+    cov = report["coverage"]
+    print(f"demo: coverage {cov['with_provenance']}/{cov['prose_sentences']} prose sentences")
     print("demo: outputs")
     for name in builds:
         print(f"  {out / name}")
     print(f"  {out / 'report.json'} (citeledger check --json)")
+    print(f"  {out / 'evidence'}/ (one read-only evidence page per receipt)")
     return 0
 
 

@@ -51,6 +51,7 @@ from citeledger.citations import find_citations, resolve, strip_selector
 from citeledger.errors import CiteledgerError
 from citeledger.model import CitationRef, Judgement, Ledger
 from citeledger.options import NAMES, Options, read_options
+from citeledger.references import add_references
 from citeledger.render import family_of, renderer_for
 from citeledger.render.base import Renderer
 from citeledger.render.words import Item
@@ -161,6 +162,8 @@ def run_filter(
     renderer = renderer_for(fmt, audit=options.audit)
     _apply(doc_json, items, renderer)
     renderer.add_header(meta)
+    if options.references:
+        add_references(meta, (item.judgement for item in items))
     if options.audit:
         rows = [_audit_row(item, pages, reader) for item in items]
         doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))

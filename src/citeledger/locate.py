@@ -29,12 +29,14 @@ from citeledger.normalize import Prepared, normalize_for_match, prepare
 __all__ = ["Prepared", "locate", "locate_prepared", "normalize_for_match", "prepare"]
 
 MIN_FUZZY_WORDS = 5  # shorter quotes must match exactly or after normalisation
+MAX_FUZZY_WORDS = 150  # longer ones too: aligning them costs more than it could ever save
 ELLIPSIS_MAX_GAP = 1000  # characters of omitted text allowed between two fragments
 SHORT_FRAGMENT_WORDS = 3  # fragments shorter than this must sit right beside the omission
 SHORT_FRAGMENT_GAP = 80
 BRACKET_MAX_WORDS = 4  # a bracketed alteration stands for at most this many source words
 FURNITURE_MIN_PAGES = 3  # a page's first/last line is a running header/footer if it recurs
 MAX_HITS_WITH_HINT = 256
+PRECISE_ALIGN_CHARS = 240  # up to this length a quote is aligned character by character
 ANCHOR_MAX_HITS = 40  # occurrences of one anchor n-gram considered
 
 NEGATIONS = frozenset(
@@ -254,6 +256,12 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
             core,
             f"the quote is not in the source (quotes under {MIN_FUZZY_WORDS} words must match "
             "exactly)",
+        )
+    if len(core.split()) > MAX_FUZZY_WORDS:
+        return LocateResult(
+            found=False,
+            reason=f"the quote is not in the source (quotes over {MAX_FUZZY_WORDS} words must "
+            "match exactly or after normalisation; quote a shorter passage to see what differs)",
         )
     return _fuzzy(prepared, raw, core, tail, hint)
 
@@ -792,11 +800,16 @@ def _candidate(
     ws, we = max(0, lo_est - pad), min(len(norm), hi_est + len(core) + pad)
     if we <= ws:
         return None
-    al = fuzz.partial_ratio_alignment(core, norm[ws:we])
-    if al is None:
-        return None
-    rs = max(0, ws + al.dest_start - 12)
-    re_ = min(len(norm), ws + al.dest_end + 12)
+    if len(core) <= PRECISE_ALIGN_CHARS:
+        al = fuzz.partial_ratio_alignment(core, norm[ws:we])
+        if al is None:
+            return None
+        rs = max(0, ws + al.dest_start - 12)
+        re_ = min(len(norm), ws + al.dest_end + 12)
+    else:
+        # a long quote's anchors place it well enough; the token alignment does the rest
+        rs = max(0, lo_est - 12)
+        re_ = min(len(norm), hi_est + len(core) + 12)
     while rs > 0 and norm[rs - 1] != " ":
         rs -= 1
     while re_ < len(norm) and norm[re_] != " ":
@@ -816,21 +829,29 @@ def _candidate(
     # Unmatched words at either end of the quote stand for some source words there: how many
     # is decided by whichever reading leaves the fewest differences.
     head, tail_n = i0, len(qt) - i1
-    js_opts = range(max(0, j0 - head), j0 + 1) if head <= 3 else [max(0, j0 - head)]
+    js_opts = list(range(max(0, j0 - head), j0 + 1)) if head <= 3 else [max(0, j0 - head)]
     je_opts = (
-        range(j1, min(len(ct), j1 + tail_n) + 1) if tail_n <= 3 else [min(len(ct), j1 + tail_n)]
+        list(range(j1, min(len(ct), j1 + tail_n) + 1))
+        if tail_n <= 3
+        else [min(len(ct), j1 + tail_n)]
     )
     best: tuple[int, int, list[str], list[str]] | None = None
-    for js in js_opts:
-        for je in je_opts:
-            d, tol = _judge_tokens(core, qt, prepared, ct[js:je], quote)
-            if best is None or len(d) < len(best[2]):
-                best = (js, je, d, tol)
+    je0 = je_opts[-1]
+    for js in js_opts:  # the start first, with the widest end; then the end
+        d, tol = _judge_tokens(core, qt, prepared, ct[js:je0], quote)
+        if best is None or len(d) < len(best[2]):
+            best = (js, je0, d, tol)
+    assert best is not None
+    for je in je_opts[:-1]:
+        d, tol = _judge_tokens(core, qt, prepared, ct[best[0] : je], quote)
+        if len(d) < len(best[2]):
+            best = (best[0], je, d, tol)
     assert best is not None
     js, je, diffs, tolerated = best
     span = ct[js:je]
     ns, ne = span[0].start, span[-1].end
-    return _Candidate(ns, ne, float(al.score), tuple(diffs), tuple(tolerated))
+    score = fuzz.ratio(core, norm[ns:ne])
+    return _Candidate(ns, ne, float(score), tuple(diffs), tuple(tolerated))
 
 
 def _judge_tokens(
@@ -882,7 +903,8 @@ def _same_letters(
 ) -> bool:
     """The same letters, split or joined differently ("data base"/"database"): formatting when
     a hyphen or line break is there in either original, or when no piece of the split form is
-    a little word of its own ("a part" is not "apart", "may be" is not "maybe")."""
+    a little word of its own ("a part" is not "apart", "may be" is not "maybe"; "classi fication"
+    from a PDF is "classification")."""
     if any(t.kind != "word" for t in qtoks + stoks):
         return False
     if "".join(t.key for t in qtoks) != "".join(t.key for t in stoks):
@@ -896,7 +918,7 @@ def _same_letters(
         if _JOIN_MARKS.search(qp.text, a, b):
             return True
     split = qtoks if len(qtoks) > len(stoks) else stoks
-    return all(len(t.key) >= 3 and t.key not in STOPWORDS for t in split)
+    return not any(t.key in STOPWORDS for t in split)
 
 
 _NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non")
@@ -929,7 +951,7 @@ def _best_candidate(prepared: Prepared, core: str, quote: _Quote | None = None) 
         c = _candidate(prepared, core, lo, hi, quote)
         if c is not None:
             cands.append(c)
-    if not cands and len(prepared.norm) <= 200_000:
+    if not cands and len(prepared.norm) <= 200_000 and len(core) <= 400:
         # Nothing verbatim to anchor on: one alignment over the whole text, for the message.
         c = _candidate(prepared, core, 0, max(0, len(prepared.norm) - len(core)), quote)
         if c is not None:
@@ -979,7 +1001,7 @@ def _with_edge_punct(norm: str, core: str, ns: int, ne: int) -> tuple[int, int]:
 
 def _refusal(prepared: Prepared, core: str, reason: str) -> LocateResult:
     """A refusal that still names the nearest passage, so the writer can see what differs."""
-    if len(core.split()) < 3:
+    if not 3 <= len(core.split()) <= MAX_FUZZY_WORDS:
         return LocateResult(found=False, reason=reason)
     return _refused_with(prepared, _best_candidate(prepared, core), reason)
 

@@ -9,6 +9,7 @@ Options live under one metadata key, ``citeledger`` (design.md)::
       audience: public          # sources limited to other audiences render as `restricted`
       evidence-pages: evidence  # HTML builds: link each receipt's read-only evidence page,
                                 # as written there by `citeledger evidence --out evidence`
+      references: true          # give citeproc the ledger's CSL data (the document's own wins)
 
 Precedence, first found wins:
 
@@ -19,7 +20,8 @@ Precedence, first found wins:
    (``citeledger.strict``: what ``pandoc -M citeledger.strict=true`` sets, since ``-M`` does not
    nest keys); both spellings are accepted, and nested wins when both are given;
 3. the environment, ``CITELEDGER_<NAME>`` with dashes as underscores (``CITELEDGER_LEDGER``);
-4. the default (``citeledger.yaml``, not strict, no audit, no audience, no evidence pages).
+4. the default (``citeledger.yaml``, not strict, no audit, no audience, no evidence pages,
+   references on).
 
 A relative ``ledger`` is resolved against the current directory: pandoc does not tell a filter
 where its input file is, so run pandoc from the document's folder (as a Makefile does).
@@ -42,7 +44,7 @@ from citeledger.errors import CiteledgerError
 
 META_KEY = "citeledger"
 DEFAULT_LEDGER = "citeledger.yaml"
-NAMES = ("ledger", "strict", "audit", "audience", "evidence-pages")
+NAMES = ("ledger", "strict", "audit", "audience", "evidence-pages", "references")
 ELEMENT_NAMES = ("strict", "audience")
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})
@@ -56,6 +58,7 @@ class Options:
     audit: bool = False
     audience: str | None = None
     evidence_pages: str | None = None
+    references: bool = True
     unknown: tuple[str, ...] = field(default=(), compare=False)  # names we do not know: a typo?
 
     @property
@@ -118,7 +121,7 @@ def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = No
             raise CiteledgerError(f"{where} is empty", fix="give the path of the ledger file")
         changes["ledger"] = text.strip()
         changes["ledger_source"] = kinds["ledger"]
-    for name in ("strict", "audit"):
+    for name in ("strict", "audit", "references"):
         if name in raw:
             changes[name] = _boolean(*raw[name])
     if "audience" in raw:
