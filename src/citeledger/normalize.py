@@ -313,6 +313,13 @@ def prepare(text: str) -> Prepared:
 
 def normalize_for_match(s: str) -> str:
     """The normalised form the locator compares (no offset map), without edge whitespace."""
-    if s.isascii() and s.isprintable() and "-" not in s and "  " not in s and "`" not in s:
-        return s.strip()  # printable ASCII without dashes or double spaces: nothing to do
+    if s.isascii():
+        # In ASCII only whitespace runs, the backtick and dash runs change, and collapsing the
+        # whitespace first changes nothing the dash rule looks at (the letters either side,
+        # whether a space is there): a quick path for the common case.
+        s = " ".join(s.split())
+        if "`" in s:
+            s = s.replace("`", "'")
+        if "-" not in s:
+            return s
     return _build(s, False)[0].strip()
