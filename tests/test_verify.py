@@ -198,3 +198,31 @@ def test_killed_mid_run_keeps_finished_receipts(tmp_path: Path, netserver: ns.Ne
     assert led.sources["slow"].quotes[0].latest is None
     assert _state(ledger, "fast") is State.CHECKED
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and "tmp" in p.name]
+
+
+def test_two_runs_at_once_are_serialised(tmp_path: Path, netserver: ns.NetServer) -> None:
+    netserver.delay("/slow.html", 1.0, MANUAL)
+    ledger = _ledger(
+        tmp_path,
+        f"  m:\n    url: {netserver.url('/slow.html')}\n    quotes:\n      - text: '{QUOTE}'\n",
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "citeledger.cli",
+        "verify",
+        "--ledger",
+        str(ledger),
+        "--yes",
+        "--allow-private",
+    ]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    time.sleep(0.4)
+    second = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    out1, _ = first.communicate(timeout=60)
+    out2, _ = second.communicate(timeout=60)
+    assert first.returncode == 0 and second.returncode == 0
+    assert "waits" in out1 + out2
+    receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
+    assert [r.outcome for r in receipts] == ["found", "found"]
+    assert _state(ledger, "m") is State.CHECKED

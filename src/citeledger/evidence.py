@@ -30,12 +30,7 @@ import secrets
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.utils import Digester
-from warcio.warcwriter import WARCWriter
+from typing import Any
 
 from citeledger import __version__
 from citeledger.model import Extracted, Retrieval
@@ -49,12 +44,19 @@ def sha256_hex(data: bytes | str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class _Sha256WARCWriter(WARCWriter):  # type: ignore[misc]
-    """warcio writes sha1 digests by default; ours are sha256 so they agree with receipts."""
+def _warc_writer(fileobj: io.BytesIO) -> Any:
+    """A warcio writer with sha256 digests (warcio's default is sha1), so they agree with
+    receipts. warcio is imported here, not at module load: a build that judges no receipt should
+    not pay for it."""
+    from warcio.utils import Digester
+    from warcio.warcwriter import WARCWriter
 
-    @staticmethod
-    def _create_digester() -> Digester:
-        return Digester("sha256")
+    class _Sha256WARCWriter(WARCWriter):  # type: ignore[misc]
+        @staticmethod
+        def _create_digester() -> Digester:
+            return Digester("sha256")
+
+    return _Sha256WARCWriter(fileobj, gzip=True, warc_version="1.1")
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class EvidenceStore:
         else:
             target = first
         buf = io.BytesIO()
-        writer = _Sha256WARCWriter(buf, gzip=True, warc_version="1.1")
+        writer = _warc_writer(buf)
         self._write_records(writer, retrieval, extracted, body_sha, revisit, target.name)
         _atomic_write(target, buf.getvalue())
         text_sha = sha256_hex(extracted.text) if extracted is not None else None
@@ -126,7 +128,7 @@ class EvidenceStore:
 
     def _write_records(
         self,
-        writer: WARCWriter,
+        writer: Any,
         r: Retrieval,
         extracted: Extracted | None,
         body_sha: str,
@@ -144,6 +146,8 @@ class EvidenceStore:
                 else "payload is the decoded entity body; Content-Encoding removed by citeledger"
             ),
         }
+        from warcio.statusandheaders import StatusAndHeaders
+
         writer.write_record(writer.create_warcinfo_record(filename, info))
         common = {"WARC-Date": date, "WARC-Citeledger-Body-SHA256": body_sha}
         main_id: str
@@ -257,6 +261,8 @@ class EvidenceReader:
             ev.problems.append(f"evidence file {rel} is missing from the evidence store")
             return ev
         ev.declared_body_sha256 = path.name.split(".")[0].split("~")[0]
+        from warcio.exceptions import ArchiveLoadFailed
+
         try:
             self._read_records(path, ev)
         except (
@@ -271,6 +277,8 @@ class EvidenceReader:
         return ev
 
     def _read_records(self, path: Path, ev: LoadedEvidence) -> None:
+        from warcio.archiveiterator import ArchiveIterator
+
         with path.open("rb") as fh:
             for record in ArchiveIterator(fh, check_digests=False):
                 kind = record.rec_type
@@ -303,6 +311,8 @@ class EvidenceReader:
     def _payload_digest_of(self, path: Path) -> str | None:
         key = str(path)
         if key not in self._payload_cache:
+            from warcio.archiveiterator import ArchiveIterator
+
             digest: str | None = None
             if path.is_file():
                 with path.open("rb") as fh:

@@ -113,12 +113,15 @@ def receipts_for_capture(
     from citeledger.locate import locate_prepared
 
     retrieval, stored, extracted = cap.retrieval, cap.stored, cap.extracted
+    # A local file is named as the ledger names it: an absolute file:// path would publish the
+    # writer's folder layout in a shared ledger and break when the project moves.
+    where = str(source.identifier) if retrieval.reconstructed else None
     base: dict[str, Any] = {
         "identifier": str(source.identifier),
         "retrieved_at": retrieval.retrieved_at,
         "tool": TOOL,
-        "requested_url": retrieval.requested_url,
-        "url": retrieval.url,
+        "requested_url": where or retrieval.requested_url,
+        "url": where or retrieval.url,
         "redirects": tuple(retrieval.redirects),
         "status": retrieval.status,
         "content_type": retrieval.content_type,

@@ -8,9 +8,10 @@ source finishes, so an interrupted run keeps every finished receipt and leaves a
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -152,20 +153,80 @@ def execute(
         return 1
     store = EvidenceStore(led.evidence_dir)
     tally = Tally()
+    with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
 
-    def on_done(outcome: Any) -> None:
-        host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
-        cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
-        for source in groups[outcome.request.key]:
-            receipts, line = handle(source, outcome, cap)
-            _write(ledger_path, source, receipts)
-            tally.add(host, [r for _, r in receipts])
-            out.write(f"  @{source.key}: {line}\n")
-        out.flush()
+        def on_done(outcome: Any) -> None:
+            host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
+            cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
+            for source in groups[outcome.request.key]:
+                receipts, line = handle(source, outcome, cap)
+                _write(ledger_path, source, receipts)
+                tally.add(host, [r for _, r in receipts])
+                progress.line(f"  @{source.key}: {line}")
+            progress.advance()
 
-    retrieve.fetch_all_sync(requests, config, on_done=on_done)
+        retrieve.fetch_all_sync(requests, config, on_done=on_done)
     out.write(tally.render(verb) + "\n")
     return 0
+
+
+@contextlib.contextmanager
+def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
+    """One verify/recheck at a time per evidence store: a second run waits for the first.
+
+    The ledger's own lock keeps each write whole; this one keeps two runs from retrieving the
+    same sources at once and interleaving their receipts.
+    """
+    import fcntl
+
+    folder = Path(led.evidence_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "run.lock").open("a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            out.write(f"citeledger: another verify or recheck is running here; {verb} waits\n")
+            out.flush()
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class Progress:
+    """A progress bar on a terminal (rich); plain lines everywhere else (CI logs stay readable)."""
+
+    def __init__(self, out: TextIO, total: int, verb: str) -> None:
+        self.out = out
+        self.total = total
+        self.verb = verb
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.out is sys.stdout and sys.stdout.isatty():
+            from rich.progress import Progress as RichProgress
+
+            self._bar = RichProgress(transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(f"{self.verb}…", total=self.total)
+        return self
+
+    def line(self, text: str) -> None:
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False)
+        else:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def advance(self) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
 
 
 def verify_outcome(
