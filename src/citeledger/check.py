@@ -117,15 +117,16 @@ def run_check(
     report = build_report(entries, coverage, reader, warnings)
     for w in warnings:
         print(f"[WARNING] citeledger: {w}", file=sys.stderr)
+    if json_out and json_out != "-":
+        Path(json_out).write_text(
+            json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    # With --json - the report owns stdout; the readable summary goes to stderr.
+    summary_stream = sys.stderr if json_out == "-" else sys.stdout
+    print(summary_text(report, quiet=quiet), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-    else:
-        if json_out:
-            Path(json_out).write_text(
-                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
-        print(summary_text(report, quiet=quiet))
     code = 0
     if any(e.judgement.is_breakdown for e in entries) and not warn_only:
         code = 1

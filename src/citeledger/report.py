@@ -104,6 +104,15 @@ def summary_text(report: dict[str, Any], *, quiet: bool = False) -> str:
     parts = ", ".join(f"{n} {k}" for k, n in counts.items()) or "no citations"
     lines.append(f"citeledger: {checked} of {total} citations checked ({parts})")
     cov = report.get("coverage")
+    missing = (cov or {}).get("without_provenance") or []
+    if missing and not quiet:
+        lines.append(
+            f"Sentences without provenance ({len(missing)}; cite them or mark them "
+            "[…]{.unverified}):"
+        )
+        lines.extend(f"    {s}" for s in missing[:10])
+        if len(missing) > 10:
+            lines.append(f"    … and {len(missing) - 10} more (see --json)")
     if cov and cov.get("prose_sentences"):
         ratio = cov.get("ratio")
         pct = f"{ratio:.0%}" if isinstance(ratio, (int, float)) else "n/a"
