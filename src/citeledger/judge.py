@@ -309,7 +309,7 @@ class Judge:
         if ev.declared_body_sha256 != receipt.body_sha256 or ev.body_sha256 != receipt.body_sha256:
             return State.TAMPERED, (
                 "The stored body no longer matches the digest in its receipt "
-                f"(receipt sha256 {receipt.body_sha256[:12]}…, stored "
+                f"(receipt sha256 {(receipt.body_sha256 or '?')[:12]}…, stored "
                 f"{(ev.body_sha256 or '?')[:12]}…)."
             )
         if ev.text is None or ev.text_sha256 != receipt.text_sha256:
