@@ -27,12 +27,12 @@ import io
 import json
 import os
 import secrets
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from citeledger import __version__
+from citeledger.atomic import atomic_write
 from citeledger.model import Extracted, Retrieval
 
 _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
@@ -118,7 +118,7 @@ class EvidenceStore:
         buf = io.BytesIO()
         writer = _warc_writer(buf)
         self._write_records(writer, retrieval, extracted, body_sha, revisit, target.name)
-        _atomic_write(target, buf.getvalue())
+        atomic_write(target, buf.getvalue())
         text_sha = sha256_hex(extracted.text) if extracted is not None else None
         return StoredEvidence(
             evidence=target.relative_to(self.root).as_posix(),
@@ -351,17 +351,3 @@ def _reason(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Unknown"
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".warc.gz")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

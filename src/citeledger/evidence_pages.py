@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 import html
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote as _quote
 
 from citeledger import __version__
+from citeledger.atomic import atomic_write
 from citeledger.evidence import EvidenceReader
 from citeledger.evidence_page import (
     CSP,
@@ -216,19 +216,8 @@ def write_if_changed(target: Path, text: str) -> bool:
             return False
     except OSError:
         pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".html")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # pages are published beside the document: readable by the server
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    # pages are published beside the document: readable by the web server
+    atomic_write(target, data, mode=0o644)
     return True
 
 

@@ -30,8 +30,10 @@ def failure_receipts(
     retrieved_at: str | None = None,
     *,
     metadata: Mapping[str, Any] | None = None,
+    outcome: str = "unretrievable",
 ) -> list[tuple[int, Receipt]]:
-    """Every quote of the source gets an ``unretrievable`` receipt carrying the precise reason.
+    """Every quote of the source gets an ``unretrievable`` (or, on recheck, ``gone``) receipt
+    carrying the precise reason.
 
     The registry's metadata still counts: a paywalled paper that was retracted is retracted.
     """
@@ -41,7 +43,7 @@ def failure_receipts(
         (
             i,
             Receipt(
-                outcome="unretrievable",
+                outcome=outcome,
                 identifier=str(source.identifier),
                 retrieved_at=at,
                 tool=TOOL,

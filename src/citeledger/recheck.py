@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
-from citeledger.evidence import sha256_hex, utc_now
 from citeledger.model import Ledger, Receipt, Source
-from citeledger.receipts import TOOL, Capture, receipts_for_capture
-from citeledger.verify import execute
+from citeledger.receipts import Capture, failure_receipts, receipts_for_capture
+from citeledger.verify import Mode, execute
 
 GONE_KINDS = frozenset({"not-found", "dns"})  # the identifier no longer resolves
 
@@ -62,21 +61,12 @@ def recheck_outcome(
         kind = getattr(outcome.error, "kind", "")
         if kind not in GONE_KINDS:
             return [], f"could not recheck ({outcome.error.message}); the previous check stands"
-        at = utc_now()
-        gone = [
-            (
-                i,
-                Receipt(
-                    outcome="gone",
-                    identifier=str(source.identifier),
-                    retrieved_at=at,
-                    tool=TOOL,
-                    writer_quote_sha256=sha256_hex(q.text),
-                    reason=f"the identifier no longer resolves: {outcome.error.message}",
-                ),
-            )
-            for i, q in enumerate(source.quotes)
-        ]
+        gone = failure_receipts(
+            source,
+            f"the identifier no longer resolves: {outcome.error.message}",
+            outcome.retrieved_at,
+            outcome="gone",
+        )
         return gone, f"GONE ({outcome.error.message})"
     if cap is None:
         return [], "unchanged (not modified since the last check)"
@@ -98,25 +88,8 @@ def _last_found(receipts: Sequence[Receipt]) -> Receipt | None:
     return None
 
 
-def run_recheck(
-    ledger_path: str,
-    *,
-    only: Sequence[str] = (),
-    dry_run: bool = False,
-    assume_yes: bool = False,
-    allow_private: bool = False,
-    config_path: str | None = None,
-    out: TextIO | None = None,
-) -> int:
-    return execute(
-        ledger_path,
-        recheck_outcome,
-        select=lambda led: select_rechecked(led, only),
-        dry_run=dry_run,
-        assume_yes=assume_yes,
-        allow_private=allow_private,
-        config_path=config_path,
-        out=out,
-        verb="recheck",
-        conditional=True,
-    )
+RECHECK = Mode("recheck", recheck_outcome, select_rechecked, conditional=True)
+
+
+def run_recheck(ledger_path: str, **options: Any) -> int:
+    return execute(RECHECK, ledger_path, **options)

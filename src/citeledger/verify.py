@@ -93,7 +93,22 @@ def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
 Handler = Callable[[Source, Any, "Capture | None"], "tuple[list[tuple[int, Receipt]], str]"]
 
 
-def run_verify(
+@dataclass(frozen=True)
+class Mode:
+    """What distinguishes verify from recheck: which sources, and what an outcome means."""
+
+    verb: str
+    handle: Handler
+    select: Callable[[Ledger, Sequence[str]], list[Source]]
+    conditional: bool = False  # send the previous response's validators (ETag/Last-Modified)
+
+
+def run_verify(ledger_path: str, **options: Any) -> int:
+    return execute(VERIFY, ledger_path, **options)
+
+
+def execute(
+    mode: Mode,
     ledger_path: str,
     *,
     only: Sequence[str] = (),
@@ -103,38 +118,13 @@ def run_verify(
     config_path: str | None = None,
     out: TextIO | None = None,
 ) -> int:
-    return execute(
-        ledger_path,
-        verify_outcome,
-        select=lambda led: select_sources(led, only),
-        dry_run=dry_run,
-        assume_yes=assume_yes,
-        allow_private=allow_private,
-        config_path=config_path,
-        out=out,
-        verb="verify",
-    )
-
-
-def execute(
-    ledger_path: str,
-    handle: Handler,
-    *,
-    select: Callable[[Ledger], list[Source]],
-    dry_run: bool,
-    assume_yes: bool,
-    allow_private: bool,
-    config_path: str | None,
-    out: TextIO | None,
-    verb: str,
-    conditional: bool = False,
-) -> int:
     """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends."""
     out = out or sys.stdout
     from citeledger import retrieve
 
+    verb, handle, conditional = mode.verb, mode.handle, mode.conditional
     led = ledger_mod.load_ledger(ledger_path)
-    sources = select(led)
+    sources = mode.select(led, only)
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
@@ -241,6 +231,9 @@ def verify_outcome(
     else:
         receipts = receipts_for_capture(source, cap, metadata=outcome.metadata)
     return receipts, describe([r for _, r in receipts])
+
+
+VERIFY = Mode("verify", verify_outcome, select_sources)
 
 
 def run_recheck(ledger_path: str, **kwargs: Any) -> int:
