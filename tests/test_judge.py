@@ -13,6 +13,7 @@ from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
 from citeledger.judge import Judge, normalize_locator
 from citeledger.model import (
     CitationRef,
+    Extracted,
     Identifier,
     Ledger,
     Quote,
@@ -183,9 +184,10 @@ def test_not_in_ledger_withdrawn_disputed_restricted(tmp_path: Path) -> None:
     verdict = Judge(_ledger(tmp_path, restricted)).judge(CitationRef("k"))
     assert verdict.state is State.RESTRICTED
     assert not any("Secret plan" in r for r in verdict.reasons)
-    assert Judge(_ledger(tmp_path, restricted), audience="internal").judge(
-        CitationRef("k")
-    ).state is State.UNCHECKED
+    assert (
+        Judge(_ledger(tmp_path, restricted), audience="internal").judge(CitationRef("k")).state
+        is State.UNCHECKED
+    )
 
 
 def test_quote_selection(tmp_path: Path) -> None:
@@ -219,8 +221,55 @@ def test_normalize_locator(text: str, expected: tuple[str, str]) -> None:
 
 def test_receipt_records_the_contract_fields(tmp_path: Path) -> None:
     _, receipt = _verified(tmp_path)
-    for name in ("url", "status", "content_type", "retrieved_at", "body_sha256", "extractor",
-                 "text_sha256", "char_start", "char_end", "quote", "quote_sha256", "prefix",
-                 "suffix", "match", "tool", "evidence"):
+    for name in (
+        "url",
+        "status",
+        "content_type",
+        "retrieved_at",
+        "body_sha256",
+        "extractor",
+        "text_sha256",
+        "char_start",
+        "char_end",
+        "quote",
+        "quote_sha256",
+        "prefix",
+        "suffix",
+        "match",
+        "tool",
+        "evidence",
+    ):
         assert getattr(receipt, name) not in (None, ""), name
     assert receipt.quote_sha256 == sha256_hex(receipt.quote or "")
+
+
+def test_quote_across_a_page_break_with_running_header_is_checked(tmp_path: Path) -> None:
+    """The locator sets running headers aside; the build-time re-check must do the same."""
+    from citeledger.locate import prepare
+    from citeledger.receipts import Capture, receipts_for_capture
+
+    pages = [
+        "Journal of Testing 12 (2026)\nFirst page text about nothing in particular at all.\n",
+        "Journal of Testing 12 (2026)\nThe appeal window for subsidence claims is sixty days\n",
+        "Journal of Testing 12 (2026)\nfrom the date of the decision letter, as stated above.\n",
+        "Journal of Testing 12 (2026)\nA last page so that the header recurs often enough.\n",
+    ]
+    text = "\f".join(pages)
+    starts, at = [], 0
+    for page in pages:
+        starts.append(at)
+        at += len(page) + 1
+    quote = (
+        "The appeal window for subsidence claims is sixty days from the date of the decision letter"
+    )
+    extracted = Extracted(text, "pdf", "test", "1", page_starts=tuple(starts))
+    source = Source("p", Identifier("url", URL), {}, (Quote(quote),))
+    retrieval = Retrieval(
+        source.identifier, URL, URL, 200, "application/pdf", b"%PDF-fake", utc_now()
+    )
+    stored = EvidenceStore(tmp_path / ".citeledger").put(retrieval, extracted)
+    cap = Capture(retrieval, stored, extracted, prepare(text), None)
+    [(_, receipt)] = receipts_for_capture(source, cap)
+    assert receipt.outcome == "found", receipt.differences
+    checked = dataclasses.replace(source, quotes=(Quote(quote, receipts=(receipt,)),))
+    assert _judge(tmp_path, checked) is State.CHECKED

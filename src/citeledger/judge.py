@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from citeledger.evidence import EvidenceReader, sha256_hex
+from citeledger.evidence import EvidenceReader, LoadedEvidence, sha256_hex
 from citeledger.model import CitationRef, Judgement, Ledger, Quote, Receipt, Source, State
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
@@ -94,6 +95,7 @@ class Judge:
         self.reader = reader or EvidenceReader(ledger.evidence_dir)
         self.warnings: list[str] = []
         self._warned: set[str] = set()
+        self._prepared: dict[str, Any] = {}  # evidence path -> locate.Prepared, when needed
 
     def _warn(self, message: str) -> None:
         if message not in self._warned:
@@ -272,6 +274,29 @@ class Judge:
             )
         return verdict(State.CHECKED, self._checked_reason(receipt), receipt=receipt)
 
+    def _span_supports(self, ev: LoadedEvidence, start: int, end: int, writer_quote: str) -> bool:
+        """Run the locator again: the receipt is not trusted to say the words match; the same
+        rules that made it must still agree.
+
+        A window of the span and a little context is enough, except for a quote that runs across
+        a page break, which the locator finds by setting the pages' running headers aside: that
+        needs the whole text and its page map (prepared once per evidence file, and only then).
+        """
+        from citeledger.locate import locate, locate_prepared, prepare
+
+        assert ev.text is not None
+        lo = max(0, start - _CONTEXT)
+        result = locate(ev.text[lo : end + _CONTEXT], writer_quote)
+        if result.found and result.char_start is not None and result.char_end is not None:
+            return lo + result.char_start < end and lo + result.char_end > start
+        if not any(start < p < end for p in ev.page_starts):
+            return False
+        prepared = self._prepared.get(ev.path)
+        if prepared is None:
+            prepared = self._prepared[ev.path] = prepare(ev.text)
+        result = locate_prepared(prepared, writer_quote, page_starts=ev.page_starts, hint=start)
+        return result.found and result.char_start == start and result.char_end == end
+
     @staticmethod
     def _last_seen(quote: Quote) -> str | None:
         for r in reversed(quote.receipts):
@@ -320,24 +345,11 @@ class Judge:
             return State.TAMPERED, (
                 f"The receipt's span ({start}–{end}) no longer holds the source's words it records."
             )
-        if not _span_supports(ev.text, start, end, quote.text):
+        if not self._span_supports(ev, start, end, quote.text):
             return State.TAMPERED, (
                 "The source's words at the receipt's span do not match the writer's quote."
             )
         return None
-
-
-def _span_supports(text: str, start: int, end: int, writer_quote: str) -> bool:
-    """Run the locator again on the span and a little context: the receipt must not be trusted
-    to say the words match; the same rules that made it must still agree."""
-    from citeledger.locate import locate
-
-    lo = max(0, start - _CONTEXT)
-    window = text[lo : end + _CONTEXT]
-    result = locate(window, writer_quote)
-    if not result.found or result.char_start is None or result.char_end is None:
-        return False
-    return lo + result.char_start < end and lo + result.char_end > start
 
 
 def judge_all(judge: Judge, refs: Sequence[CitationRef]) -> list[Judgement]:
