@@ -20,13 +20,16 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/run_demo.py
 
+LINTED := src tests filters bench examples tools
+
 test: $(STAMP)
-	$(BIN)/ruff check src tests filters bench examples
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/mypy src/citeledger
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests filters bench examples
-	$(BIN)/ruff format --check src tests filters bench examples || true
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy src/citeledger

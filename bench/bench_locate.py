@@ -160,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     t_prep = t_floor = t_ours = t_floor_alt = t_ours_alt = t_naive = t_naive_floor = 0.0
     t_naive_ours = 0.0
     kinds: Counter[str] = Counter()
+    refusals: list[str] = []
     per_kind: dict[str, list[float]] = {}
     matches: Counter[str] = Counter()
     found = refused_alt = n = n_alt = n_naive = 0
@@ -195,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
             cell[2] += best_of(lambda: norm.find(nq, norm.find(nq) + 1), args.repeats)  # noqa: B023
             matches[res.match or "refused"] += 1
             found += res.found
+            if not res.found and len(refusals) < 3:
+                refusals.append(f"{kind}: {res.reason} {list(res.differences)[:1]}")
             bad = altered(sentence, rng)
             nb = normalize_for_match(bad)
             t_floor_alt += best_of(lambda: norm.find(nb), args.repeats)  # noqa: B023
@@ -214,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"locator benchmark: {n} quotes over {n} texts of {args.size // 1000} KB ({origin})")
     print(f"  honest variants: {dict(kinds)}; answers: {dict(matches)}; found {found}/{n}")
+    for line in refusals:
+        print(f"    refused (the bench's variants are not all honest, e.g.): {line[:150]}")
     print(f"  (a) floor, str.find on pre-normalised text  {ms(t_floor)}")
     print(
         f"      locate_prepared on the same texts       {ms(t_ours)}   "

@@ -70,8 +70,9 @@ def main() -> int:
     work = prepare(out)
     with publisher(work / "publisher"):
         run([citeledger, "verify", "--yes", "--allow-private", "--only", *VERIFY_ONLY], work)
-    run([citeledger, "check", "chapter.md", "--warn-only", "--json", str(out / "report.json")],
-        work)
+    run(
+        [citeledger, "check", "chapter.md", "--warn-only", "--json", str(out / "report.json")], work
+    )
     filt = str(bin_dir / "pandoc-citeledger")
     builds = {
         "chapter.html": ["-s", "--embed-resources", "--citeproc", "-t", "html5"],
@@ -79,8 +80,20 @@ def main() -> int:
         "chapter.md": ["--citeproc", "-t", "gfm"],
     }
     for name, args in builds.items():
-        run([pandoc, "chapter.md", "--filter", filt, *args, "-o", str(out / name),
-             "-M", "citeledger.evidence-pages=" + str(out / "evidence")], work)
+        run(
+            [
+                pandoc,
+                "chapter.md",
+                "--filter",
+                filt,
+                *args,
+                "-o",
+                str(out / name),
+                "-M",
+                "citeledger.evidence-pages=" + str(out / "evidence"),
+            ],
+            work,
+        )
     import json
 
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))

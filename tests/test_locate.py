@@ -260,3 +260,9 @@ def test_fuzzy_anchors_are_case_blind_among_repeated_boilerplate() -> None:
     r = locate(text, "Archived from the original on 29 june 2011")
     assert r.found and r.match == "fuzzy" and "29 June 2011" in (r.source_quote or "")
     refused("Archived from the original on 28 June 2011", text)
+
+
+def test_short_fragment_beside_an_ellipsis_may_not_carry_a_negation() -> None:
+    text = "No patient died in the first week; the drug was effective in most of the cases seen."
+    refused("No ... the drug was effective in most of the cases", text)
+    found("the first week ... the drug was effective in most of the cases", text)

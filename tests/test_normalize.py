@@ -114,6 +114,13 @@ _PIECES = st.sampled_from(
         "x",
         "\ufb03",
         "\u2212",
+        "\x1c",
+        "\u2029",
+        "\x0b",
+        "`",
+        "\u00a8",
+        " - ",
+        "--",
     ]
 )
 
@@ -153,3 +160,11 @@ def test_quote_scanner_matches_the_text_regex(s: str) -> None:
     from citeledger.normalize import _SPECIAL, _specials
 
     assert _specials(s) == [(m.lastgroup, *m.span()) for m in _SPECIAL.finditer(s)]
+
+
+def test_whitespace_list_is_every_unicode_space() -> None:
+    # the quick paths rely on str.split() and the table agreeing on what whitespace is
+    from citeledger.normalize import WHITESPACE
+
+    spaces = {chr(c) for c in range(0x110000) if chr(c).isspace()}
+    assert spaces == set(WHITESPACE) | {" "}

@@ -10,7 +10,8 @@ quote is spacing, hyphenation, punctuation or case and nothing else.
 Must never: report found for a quote whose numbers, units, negations, names or words differ from
 the source, however similar (a changed "60", a dropped "not", a spliced sentence are refusals,
 with the nearest candidate and the differences named); report offsets into anything but the
-ORIGINAL text; do I/O or keep state between calls.
+ORIGINAL text; do I/O; keep state between calls (a ``Prepared`` text may memoise views derived
+from it, such as its lower-case form, and nothing else).
 """
 
 from __future__ import annotations
@@ -39,108 +40,26 @@ MAX_HITS_WITH_HINT = 256
 PRECISE_ALIGN_CHARS = 240  # up to this length a quote is aligned character by character
 ANCHOR_MAX_HITS = 40  # occurrences of one anchor n-gram considered
 
-NEGATIONS = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "without",
-        "none",
-        "nor",
-        "cannot",
-        "neither",
-        "nobody",
-        "nothing",
-        "nowhere",
-        "noone",
-        "non",
-        "hardly",
-        "scarcely",
-        "barely",
-        "rarely",
-        "seldom",
-    }
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+NEGATIONS = _wordset(
+    """
+    not no never without none nor cannot neither nobody nothing nowhere noone non hardly
+    scarcely barely rarely seldom
+    """
 )
-# Only for wording the differences; every difference in a word refuses, stopword or not.
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "as",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "that",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "there",
-        "their",
-        "they",
-        "he",
-        "she",
-        "we",
-        "you",
-        "i",
-        "his",
-        "her",
-        "our",
-        "your",
-        "my",
-        "me",
-        "us",
-        "them",
-        "any",
-        "every",
-        "some",
-        "all",
-        "may",
-        "out",
-        "up",
-        "over",
-        "down",
-        "off",
-        "so",
-        "also",
-        "how",
-        "when",
-        "where",
-        "ever",
-        "one",
-    }
+# Little words: they never make a split form harmless ("a part" is not "apart"), and they word
+# a difference's message. Every difference in a word refuses, little or not.
+STOPWORDS = _wordset(
+    """
+    a an the of to in on at by for from with as and or but if then than that this these those
+    it its is are was were be been being has have had do does did which who whom whose what
+    there their they he she we you i his her our your my me us them any every some all may out
+    up over down off so also how when where ever one
+    """
 )
 
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|…|\.(?:\s?\.){2,})\s*")
@@ -159,7 +78,6 @@ _TOKEN = re.compile(
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^\W_]")
 _JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014\n\r\f]")
-_LINE_BREAK = re.compile(r"[\n\r\f\v\u2028\u2029]")
 
 
 class _Tok(NamedTuple):
@@ -608,6 +526,13 @@ def _locate_ellipsis(
             found=False,
             reason="too few words are left around the ellipsis to check the quote",
         )
+    loose = [f for f, n in zip(frags, sizes, strict=True) if n < SHORT_FRAGMENT_WORDS]
+    if any(_meaningful(f) for f in loose):
+        return LocateResult(
+            found=False,
+            reason="a fragment of under three words beside an ellipsis may not carry a number "
+            "or a negation: quote more of its sentence",
+        )
     problems: list[str] = []
     chains: list[tuple[int, int]] = []
     for hs, he in _find(norm, frags[anchor], 0, len(norm), 64):
@@ -752,7 +677,7 @@ def _clusters(prepared: Prepared, core: str) -> list[tuple[int, int]]:
     text = _lowered(prepared)
     votes: list[tuple[int, int, float]] = []
     for ai, (a, off) in enumerate(_anchors(core.lower())):
-        hits = []
+        hits: list[int] = []
         pos = text.find(a)
         while pos != -1 and len(hits) < ANCHOR_MAX_HITS:
             hits.append(pos - off)

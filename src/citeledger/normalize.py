@@ -3,10 +3,12 @@
 The locator compares the writer's quote with the extracted source text after removing the
 differences that are honest accidents of typing and extraction: Unicode compatibility forms
 (ligatures), whitespace runs and line breaks, zero-width characters and soft hyphens, smart
-quotes, dash variants, and hyphenation at (or around) a line break. ``prepare`` does this once per
-text and keeps a piecewise offset map so that a match in the normalised text is reported as a
-span of the ORIGINAL text (code points) — the receipt quotes the source's own words, never the
-normalised ones.
+quotes, dash variants (a dash between words loses its spaces: "a — b", "a -- b" → "a-b"), and
+hyphens inside a word, at a line break or not ("classi-" at a line end before "fication",
+"well-known", "vari- ables" all lose the hyphen: a source's spelling cannot be told from its
+line breaking). ``prepare`` does this once per text and keeps a piecewise offset map so that a
+match in the normalised text is reported as a span of the ORIGINAL text (code points): the
+receipt quotes the source's own words, never the normalised ones.
 
 Must never: fold case (case is a difference, except the quote's first letter, which the locator
 handles); turn a superscript, subscript or vulgar fraction into plain digits ("10²" is not
@@ -155,17 +157,6 @@ class Prepared:
     def orig_span(self, ns: int, ne: int) -> tuple[int, int]:
         return self.orig_start(ns), self.orig_end(ne)
 
-    def norm_offset(self, orig: int) -> int:
-        """The normalised offset of the first normalised character at or after ``orig``."""
-        i = bisect.bisect_right(self.seg_orig, orig) - 1
-        if i < 0:
-            return 0
-        n0, o0 = self.seg_norm[i], self.seg_orig[i]
-        nxt = self.seg_norm[i + 1] if i + 1 < len(self.seg_norm) else len(self.norm)
-        if self.seg_orig_end[i] < 0:
-            return min(n0 + (orig - o0), nxt)
-        return n0 if orig == o0 else nxt
-
 
 def _specials(t1: str) -> list[tuple[str, int, int]]:
     """Where ``_SPECIAL`` matches, as (kind, start, end). Short ASCII strings (quotes) are
@@ -313,11 +304,13 @@ def prepare(text: str) -> Prepared:
 
 def normalize_for_match(s: str) -> str:
     """The normalised form the locator compares (no offset map), without edge whitespace."""
+    # Collapsing whitespace first changes nothing the later rules look at (the characters
+    # beside a dash, whether a space is there), except the soft hyphen's, which asks whether a
+    # line break follows. It makes the common case quick.
+    if "\u00ad" in s:
+        return _build(s, False)[0].strip()
+    s = " ".join(s.split())
     if s.isascii():
-        # In ASCII only whitespace runs, the backtick and dash runs change, and collapsing the
-        # whitespace first changes nothing the dash rule looks at (the letters either side,
-        # whether a space is there): a quick path for the common case.
-        s = " ".join(s.split())
         if "`" in s:
             s = s.replace("`", "'")
         if "-" not in s:
