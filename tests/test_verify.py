@@ -226,3 +226,54 @@ def test_two_runs_at_once_are_serialised(tmp_path: Path, netserver: ns.NetServer
     receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
     assert [r.outcome for r in receipts] == ["found", "found"]
     assert _state(ledger, "m") is State.CHECKED
+
+
+LOGIN = b"""<html><head><title>Sign in to continue</title></head><body><h1>Sign in</h1>
+<form><input type="password" name="pw"></form><p>Subscribe to continue reading.</p></body></html>"""
+
+
+def test_hostile_network_ends_in_precise_unretrievable_states(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """Each fault, through the real CLI and ledger, becomes a breakdown with its reason; the
+    receipts of the sources that worked are written all the same."""
+    netserver.static("/ok.html", MANUAL)
+    netserver.static("/login.html", LOGIN)
+    netserver.gzip_bomb("/bomb.html", size=64 * 1024 * 1024)
+    netserver.delay("/slow.html", 5.0, MANUAL)
+    netserver.flaky("/busy.html", fail=503, times=5, retry_after="0")
+    netserver.redirect_loop("/a.html", "/b.html")
+    netserver.status("/refused.html", 403)
+    cases = {
+        "ok": ("/ok.html", None),
+        "login": ("/login.html", "no text of the work"),
+        "bomb": ("/bomb.html", "too large when decompressed"),
+        "slow": ("/slow.html", "timed out"),
+        "busy": ("/busy.html", "unavailable (HTTP 503)"),
+        "loop": ("/a.html", "redirect loop"),
+        "refused": ("/refused.html", "refused (HTTP 403)"),
+    }
+    ledger = _ledger(
+        tmp_path,
+        "".join(
+            f"  {key}:\n    url: {netserver.url(path)}\n    quotes:\n      - text: '{QUOTE}'\n"
+            for key, (path, _) in cases.items()
+        ),
+    )
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(
+        "read_timeout: 1\nmax_decompressed_bytes: 8000000\nmax_attempts: 2\nbackoff_base: 0\n",
+        encoding="utf-8",
+    )
+    assert _verify(ledger, "--config", str(settings)) == 0
+    judge = Judge(load_ledger(ledger))
+    for key, (_, reason) in cases.items():
+        verdict = judge.judge(CitationRef(key))
+        if reason is None:
+            assert verdict.state is State.CHECKED
+        else:
+            assert verdict.state is State.UNRETRIEVABLE, (key, verdict)
+            assert any(reason in r for r in verdict.reasons), (key, verdict.reasons)
+    # The login page was stored as evidence but never searched for the quote.
+    login = load_ledger(ledger).sources["login"].quotes[0].latest
+    assert login is not None and login.evidence and login.char_start is None
