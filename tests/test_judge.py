@@ -273,3 +273,19 @@ def test_quote_across_a_page_break_with_running_header_is_checked(tmp_path: Path
     assert receipt.outcome == "found", receipt.differences
     checked = dataclasses.replace(source, quotes=(Quote(quote, receipts=(receipt,)),))
     assert _judge(tmp_path, checked) is State.CHECKED
+
+
+def test_receipt_moved_to_another_source_is_tampered(tmp_path: Path) -> None:
+    """Copying a good receipt under another key and editing its identifier does not pass: the
+    evidence says what was retrieved."""
+    source, receipt = _verified(tmp_path)
+    other_id = Identifier("doi", "10.18653/v1/D19-1131")
+    moved = dataclasses.replace(receipt, identifier=str(other_id))
+    forged = Source("larson", other_id, {}, (Quote(QUOTE, receipts=(moved,)),))
+    verdict = Judge(_ledger(tmp_path, forged)).judge(CitationRef("larson"))
+    assert verdict.state is State.TAMPERED
+    assert "cannot be moved" in verdict.reasons[0]
+    # Editing the URL the receipt claims is caught too.
+    claimed = dataclasses.replace(receipt, url="https://example.org/elsewhere")
+    relabelled = dataclasses.replace(source, quotes=(Quote(QUOTE, receipts=(claimed,)),))
+    assert _judge(tmp_path, relabelled) is State.TAMPERED

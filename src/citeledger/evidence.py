@@ -83,6 +83,7 @@ class LoadedEvidence:
     last_revised: str | None = None
     target_uri: str | None = None
     warc_date: str | None = None
+    identifier: str | None = None  # what was asked for, as the warcinfo record says
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -136,6 +137,8 @@ class EvidenceStore:
         filename: str,
     ) -> None:
         date = r.retrieved_at
+        # A local file is recorded under the name the ledger gives it, not the machine's path.
+        uri = str(r.identifier) if r.reconstructed else r.url
         info = {
             "software": f"citeledger/{__version__} (warcio)",
             "format": "WARC File Format 1.1",
@@ -153,7 +156,7 @@ class EvidenceStore:
         main_id: str
         if r.reconstructed:
             rec = writer.create_warc_record(
-                r.url,
+                uri,
                 "resource",
                 payload=io.BytesIO(r.body),
                 length=len(r.body),
@@ -198,7 +201,7 @@ class EvidenceStore:
             return
         text = extracted.text.encode("utf-8")
         conv = writer.create_warc_record(
-            r.url,
+            uri,
             "conversion",
             payload=io.BytesIO(text),
             length=len(text),
@@ -218,7 +221,7 @@ class EvidenceStore:
             ensure_ascii=False,
         ).encode("utf-8")
         mrec = writer.create_warc_record(
-            r.url,
+            uri,
             "metadata",
             payload=io.BytesIO(meta),
             length=len(meta),
@@ -282,7 +285,11 @@ class EvidenceReader:
         with path.open("rb") as fh:
             for record in ArchiveIterator(fh, check_digests=False):
                 kind = record.rec_type
-                if kind in ("response", "resource"):
+                if kind == "warcinfo":
+                    ev.identifier = _warc_fields(record.raw_stream.read()).get(
+                        "citeledger-identifier"
+                    )
+                elif kind in ("response", "resource"):
                     ev.target_uri = record.rec_headers.get_header("WARC-Target-URI")
                     ev.warc_date = record.rec_headers.get_header("WARC-Date")
                     ev.body_sha256 = _hash_stream(record.raw_stream)
@@ -322,6 +329,15 @@ class EvidenceReader:
                             break
             self._payload_cache[key] = digest
         return self._payload_cache[key]
+
+
+def _warc_fields(data: bytes) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            fields[name.strip()] = value.strip()
+    return fields
 
 
 def _hash_stream(stream: io.RawIOBase) -> str:

@@ -34,7 +34,7 @@ from citeledger.evidence_page import (
     render_evidence_page,
     stylesheet,
 )
-from citeledger.judge import Judge
+from citeledger.judge import Judge, evidence_problem
 from citeledger.model import CitationRef, Judgement, Receipt, State
 
 INDEX_NAME = "index.html"
@@ -83,22 +83,8 @@ def evidence_problems(receipt: Receipt, reader: EvidenceReader) -> tuple[str | N
             return None, ["the receipt says the quote was found but names no evidence record"]
         return None, []
     ev = reader.load(receipt.evidence)
-    problems = list(ev.problems)
-    if receipt.body_sha256:
-        if ev.declared_body_sha256 and ev.declared_body_sha256 != receipt.body_sha256:
-            problems.append(
-                "the evidence record is named for another body than the receipt's digest "
-                f"(file {ev.declared_body_sha256[:12]}…, receipt {receipt.body_sha256[:12]}…)"
-            )
-        if ev.body_sha256 and ev.body_sha256 != receipt.body_sha256:
-            problems.append(
-                "the stored body does not match the receipt's body digest "
-                f"(stored {ev.body_sha256[:12]}…, receipt {receipt.body_sha256[:12]}…)"
-            )
-    if ev.target_uri and receipt.url and ev.target_uri != receipt.url:
-        problems.append(
-            f"the evidence record is of {ev.target_uri}, but the receipt is of {receipt.url}"
-        )
+    problem = evidence_problem(receipt, ev)  # the judgement's own rule, not a second one
+    problems = [problem[1]] if problem is not None else []
     return ev.text, problems
 
 

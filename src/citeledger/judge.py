@@ -326,17 +326,9 @@ class Judge:
             )
         assert receipt.evidence is not None
         ev = self.reader.load(receipt.evidence)
-        if ev.problems:
-            text = "; ".join(ev.problems)
-            if any("missing" in p for p in ev.problems):
-                return State.STALE, f"The evidence for this receipt is gone: {text}. Re-verify."
-            return State.TAMPERED, f"The stored evidence cannot be trusted: {text}."
-        if ev.declared_body_sha256 != receipt.body_sha256 or ev.body_sha256 != receipt.body_sha256:
-            return State.TAMPERED, (
-                "The stored body no longer matches the digest in its receipt "
-                f"(receipt sha256 {(receipt.body_sha256 or '?')[:12]}…, stored "
-                f"{(ev.body_sha256 or '?')[:12]}…)."
-            )
+        problem = evidence_problem(receipt, ev)
+        if problem is not None:
+            return problem
         if ev.text is None or ev.text_sha256 != receipt.text_sha256:
             return State.TAMPERED, "The stored extracted text no longer matches its digest."
         start, end = receipt.char_start, receipt.char_end
@@ -350,6 +342,36 @@ class Judge:
                 "The source's words at the receipt's span do not match the writer's quote."
             )
         return None
+
+
+def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] | None:
+    """What only the evidence file can tell against a receipt: it is gone or unreadable, or it
+    captured another body, another identifier or another address than the receipt says.
+
+    One rule for every reader of evidence (the judgement, the evidence pages): a receipt copied
+    onto another source, or evidence swapped under a receipt, fails here.
+    """
+    if ev.problems:
+        text = "; ".join(ev.problems)
+        if any("missing" in p for p in ev.problems):
+            return State.STALE, f"The evidence for this receipt is gone: {text}. Re-verify."
+        return State.TAMPERED, f"The stored evidence cannot be trusted: {text}."
+    if ev.declared_body_sha256 != receipt.body_sha256 or ev.body_sha256 != receipt.body_sha256:
+        return State.TAMPERED, (
+            "The stored body no longer matches the digest in its receipt "
+            f"(receipt sha256 {(receipt.body_sha256 or '?')[:12]}…, stored "
+            f"{(ev.body_sha256 or '?')[:12]}…)."
+        )
+    if ev.identifier != receipt.identifier:
+        return State.TAMPERED, (
+            f"The evidence was retrieved for {ev.identifier or 'an unnamed identifier'}, not for "
+            f"{receipt.identifier}: a receipt cannot be moved from one source to another."
+        )
+    if receipt.url and ev.target_uri != receipt.url:
+        return State.TAMPERED, (
+            f"The evidence records {ev.target_uri}, but the receipt claims {receipt.url}."
+        )
+    return None
 
 
 def judge_all(judge: Judge, refs: Sequence[CitationRef]) -> list[Judgement]:
