@@ -277,3 +277,24 @@ def test_hostile_network_ends_in_precise_unretrievable_states(
     # The login page was stored as evidence but never searched for the quote.
     login = load_ledger(ledger).sources["login"].quotes[0].latest
     assert login is not None and login.evidence and login.char_start is None
+
+
+def test_deleting_a_later_receipt_by_hand_does_not_bring_back_checked(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    doc = netserver.document("/m.html", MANUAL)
+    ledger = _ledger(
+        tmp_path,
+        f"  m:\n    url: {netserver.url('/m.html')}\n    quotes:\n      - text: '{QUOTE}'\n",
+    )
+    good = ledger.read_text(encoding="utf-8")
+    assert _verify(ledger) == 0
+    verified = ledger.read_text(encoding="utf-8")
+    doc.update(MANUAL.replace(b"60 days", b"45 days"))
+    assert main(["recheck", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+    assert _state(ledger, "m") is State.SOURCE_CHANGED
+    ledger.write_text(verified, encoding="utf-8")  # the writer deletes the `changed` receipt
+    verdict = Judge(load_ledger(ledger)).judge(CitationRef("m"))
+    assert verdict.state is State.STALE
+    assert "receipt was removed" in verdict.reasons[0]
+    assert good != verified

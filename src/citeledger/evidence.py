@@ -231,6 +231,43 @@ class EvidenceStore:
         writer.write_record(mrec)
 
 
+HISTORY = "history.jsonl"
+
+
+def append_history(root: str | os.PathLike[str], key: str, receipts: list[Any]) -> None:
+    """Record, append-only, every receipt verify/recheck wrote (one JSON line each).
+
+    The ledger is the writer's file and can be edited by hand; this log lets the judgement
+    notice when a later receipt — a recheck that found the passage changed or gone — has been
+    deleted from the ledger to bring back an earlier "found". Written after the ledger, so a
+    run killed in between leaves the ledger newer than the log, never the other way round.
+    """
+    lines = "".join(
+        json.dumps(
+            {
+                "key": key,
+                "identifier": r.identifier,
+                "quote_sha256": r.writer_quote_sha256,
+                "retrieved_at": r.retrieved_at,
+                "outcome": r.outcome,
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+        for r in receipts
+    )
+    if not lines:
+        return
+    path = Path(root) / HISTORY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, lines.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class EvidenceReader:
     """Reads evidence for judging; each file is read and hashed at most once per instance."""
 
@@ -238,6 +275,27 @@ class EvidenceReader:
         self.root = Path(root)
         self._cache: dict[str, LoadedEvidence] = {}
         self._payload_cache: dict[str, str | None] = {}
+        self._history: dict[tuple[str, str, str], tuple[int, str]] | None = None
+
+    def logged_checks(self, key: str, identifier: str, quote_sha256: str) -> tuple[int, str]:
+        """How many receipts the store logged for this key, identifier and quote text, and the
+        outcome of the newest; the log is read once per reader."""
+        if self._history is None:
+            self._history = {}
+            try:
+                lines = (self.root / HISTORY).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                lines = []
+            for line in lines:
+                try:
+                    entry = json.loads(line)
+                    k = (entry["key"], entry["identifier"], entry["quote_sha256"])
+                    outcome = str(entry["outcome"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line from a killed run
+                count, _ = self._history.get(k, (0, ""))
+                self._history[k] = (count + 1, outcome)
+        return self._history.get((key, identifier, quote_sha256), (0, ""))
 
     def load(self, rel: str) -> LoadedEvidence:
         cached = self._cache.get(rel)

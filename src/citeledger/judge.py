@@ -223,6 +223,22 @@ class Judge:
                 "receipt is for other words. Run `citeledger verify` again.",
                 receipt=receipt,
             )
+        logged, last = self.reader.logged_checks(
+            ref.key, receipt.identifier, receipt.writer_quote_sha256
+        )
+        kept = sum(
+            r.identifier == receipt.identifier
+            and r.writer_quote_sha256 == receipt.writer_quote_sha256
+            for r in quote.receipts
+        )
+        if logged > kept:
+            return verdict(
+                State.STALE,
+                f"The evidence store logged {logged} checks of this quote, the ledger keeps "
+                f"{kept} (the newest logged: {last}): a receipt was removed from the ledger. "
+                "Run `citeledger recheck`.",
+                receipt=receipt,
+            )
         if receipt.retracted:  # a retraction outranks everything a check could find
             return verdict(
                 State.RETRACTED,

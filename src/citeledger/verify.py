@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
-from citeledger.evidence import EvidenceStore
+from citeledger.evidence import EvidenceStore, append_history
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.receipts import Capture, capture, failure_receipts, receipts_for_capture
 
@@ -151,6 +151,7 @@ def execute(
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
                 _write(ledger_path, source, receipts)
+                append_history(led.evidence_dir, source.key, [r for _, r in receipts])
                 tally.add(host, [r for _, r in receipts])
                 progress.line(f"  @{source.key}: {line}")
             progress.advance()
