@@ -289,3 +289,16 @@ def test_receipt_moved_to_another_source_is_tampered(tmp_path: Path) -> None:
     claimed = dataclasses.replace(receipt, url="https://example.org/elsewhere")
     relabelled = dataclasses.replace(source, quotes=(Quote(QUOTE, receipts=(claimed,)),))
     assert _judge(tmp_path, relabelled) is State.TAMPERED
+
+
+def test_the_pinpoint_is_part_of_the_promise(tmp_path: Path) -> None:
+    only = Source("k", Identifier("url", URL), {}, (Quote("the only passage here", id="a"),))
+    judge = Judge(_ledger(tmp_path, only))
+    assert judge.judge(CitationRef("k")).quote is not None  # no pinpoint: the only quote
+    verdict = judge.judge(CitationRef("k", locator="p. 99"))
+    assert verdict.quote is None and "add `locator: p. 99`" in verdict.reasons[0]
+    placed = Source("k", Identifier("url", URL), {}, (Quote("words", id="c", locator="sec. 14.3"),))
+    judge = Judge(_ledger(tmp_path, placed))
+    assert judge.judge(CitationRef("k", locator="sec. 14.3", selector="c")).quote is not None
+    verdict = judge.judge(CitationRef("k", locator="sec. 99.9", selector="c"))
+    assert verdict.state is State.UNCHECKED and "stands at sec. 14.3" in verdict.reasons[0]

@@ -77,6 +77,19 @@ def normalize_locator(locator: str | None) -> tuple[str, str] | None:
     return (label, value.lower())
 
 
+def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
+    """The pinpoint is part of the promise: a reader goes to the place the citation names."""
+    if not quote.locator:
+        return (
+            f"The citation points to {ref.locator}, but the ledger does not say where the quote "
+            f"of @{ref.key} stands: add `locator: {ref.locator}` to it if that is where it is."
+        )
+    return (
+        f"The citation points to {ref.locator}, but the quote it selects stands at "
+        f"{quote.locator}: correct the citation or the ledger."
+    )
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -153,9 +166,12 @@ class Judge:
 
     def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
         quotes = source.quotes
+        wanted = normalize_locator(ref.locator)
         if ref.selector:
             for q in quotes:
                 if q.id == ref.selector:
+                    if wanted is not None and normalize_locator(q.locator) != wanted:
+                        return None, _pinpoint_mismatch(ref, q)
                     return q, ""
             ids = ", ".join(q.id for q in quotes if q.id) or "none"
             return None, (
@@ -167,7 +183,6 @@ class Judge:
                 f"The ledger has no quote for @{ref.key}: record the passage the claim rests on, "
                 "then run `citeledger verify`."
             )
-        wanted = normalize_locator(ref.locator)
         if wanted is not None:
             hits = [q for q in quotes if normalize_locator(q.locator) == wanted]
             if len(hits) == 1:
@@ -177,9 +192,8 @@ class Judge:
                     f"{_plural(len(hits), 'quote')} of @{ref.key} have the locator "
                     f"{ref.locator}; select one with quote:ID."
                 )
-            unlocated = [q for q in quotes if not q.locator]
-            if len(quotes) == 1 and unlocated:
-                return quotes[0], ""
+            if len(quotes) == 1:
+                return None, _pinpoint_mismatch(ref, quotes[0])
             return None, (
                 f"The citation points to {ref.locator}, but no quote of @{ref.key} has that "
                 "locator: add the passage found there, or correct the locator."
