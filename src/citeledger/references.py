@@ -1,9 +1,12 @@
 """Bibliographic data for citeproc, taken from the ledger: one source of truth for a reference.
 
 The ledger's CSL fields become the document's ``references`` metadata, so ``--filter
-pandoc-citeledger --citeproc`` formats citations without a separate .bib file. A reference the
-document already defines is left alone (the writer's own wins), and a ``restricted`` source is
-never added: its title must not reach a reader through the bibliography either.
+pandoc-citeledger --citeproc`` formats citations without a separate .bib file. For a key the
+ledger holds, the ledger's entry replaces one the document defines in ``references``: the check
+was made against the ledger's identifier, and a reader must not be shown another work's DOI
+beside a "checked" mark. A ``restricted`` source is never added: its title must not reach a
+reader through the bibliography either. (Entries in ``bibliography:`` files are citeproc's to
+merge; the README says to keep ledger keys out of them.)
 """
 
 from __future__ import annotations
@@ -25,47 +28,43 @@ def to_meta(value: Any) -> dict[str, Any]:
     return {"t": "MetaString", "c": str(value)}
 
 
-def _existing_ids(meta: Mapping[str, Any]) -> set[str]:
-    refs = meta.get("references")
-    ids: set[str] = set()
-    if not refs or refs.get("t") != "MetaList":
-        return ids
-    for item in refs["c"]:
-        if item.get("t") == "MetaMap":
-            ident = item["c"].get("id", {})
-            if ident.get("t") == "MetaString":
-                ids.add(ident["c"])
-            elif ident.get("t") == "MetaInlines":
-                ids.add("".join(x.get("c", "") for x in ident["c"] if x.get("t") == "Str"))
-    return ids
+def _ref_id(item: Mapping[str, Any]) -> str | None:
+    if item.get("t") != "MetaMap":
+        return None
+    ident = item["c"].get("id", {})
+    if ident.get("t") == "MetaString":
+        return str(ident["c"])
+    if ident.get("t") == "MetaInlines":
+        return "".join(x.get("c", "") for x in ident["c"] if x.get("t") == "Str")
+    return None
 
 
 def add_references(meta: dict[str, Any], judgements: Iterable[Judgement]) -> int:
-    """Append the ledger's CSL data of every judged, shown source; return how many were added."""
-    have = _existing_ids(meta)
-    new: list[dict[str, Any]] = []
+    """Put the ledger's CSL data of every judged, shown source into ``references``, replacing
+    the document's own entry for that key; return how many entries were written."""
+    entries: dict[str, dict[str, Any]] = {}
     for j in judgements:
-        if j.source is None or j.state is State.RESTRICTED or j.key in have:
+        if j.source is None or j.state is State.RESTRICTED or j.key in entries:
             continue
-        have.add(j.key)
         csl: dict[str, Any] = {"id": j.key, "type": "document", **dict(j.source.csl)}
         ident = j.source.identifier
         if ident.kind == "doi":
-            csl.setdefault("DOI", ident.value)
+            csl["DOI"] = ident.value
         elif ident.kind == "url":
-            csl.setdefault("URL", ident.value)
+            csl["URL"] = ident.value
         elif ident.kind == "isbn":
-            csl.setdefault("ISBN", ident.value)
+            csl["ISBN"] = ident.value
         elif ident.kind == "arxiv":
-            csl.setdefault("URL", f"https://arxiv.org/abs/{ident.value}")
-        new.append(to_meta(csl))
-    if not new:
+            csl["URL"] = f"https://arxiv.org/abs/{ident.value}"
+        entries[j.key] = to_meta(csl)
+    if not entries:
         return 0
     refs = meta.get("references")
-    if refs and refs.get("t") == "MetaList":
-        refs["c"].extend(new)
-    elif refs is None:
-        meta["references"] = {"t": "MetaList", "c": new}
-    else:
+    if refs is None:
+        meta["references"] = {"t": "MetaList", "c": list(entries.values())}
+        return len(entries)
+    if refs.get("t") != "MetaList":
         return 0  # a references value we do not understand: leave the writer's data alone
-    return len(new)
+    kept = [item for item in refs["c"] if _ref_id(item) not in entries]
+    refs["c"] = kept + list(entries.values())
+    return len(entries)
