@@ -378,15 +378,21 @@ def test_strict_fails_after_writing_the_ast(all_states: bytes) -> None:
     assert "[ERROR] citeledger: strict: 12 of 13 citations are breakdowns" in run.err
 
 
-def test_strict_passes_when_everything_is_checked_or_exempted() -> None:
+def test_strict_only_tightens() -> None:
     checked = pandoc_bytes("---\nciteledger:\n  strict: true\n---\n\nA [@st-checked].\n")
     assert fixture(checked).code == 0
+    # A document cannot exempt itself from a strict build...
     exempt = pandoc_bytes(
         "---\nciteledger:\n  strict: true\n---\n\n"
         "::: {citeledger-strict=false}\nKnown gap [@st-stale].\n:::\n"
     )
-    run = fixture(exempt)
-    assert run.code == 0 and len(run.warnings) == 1
+    assert fixture(exempt).code == 1
+    off = pandoc_bytes("---\nciteledger:\n  strict: false\n---\n\nA [@st-stale].\n")
+    assert fixture(off, environ={"CITELEDGER_STRICT": "true"}).code == 1
+    # ...but a part of it can be made strict.
+    part = pandoc_bytes("A [@st-stale].\n\n::: {citeledger-strict=true}\nB [@st-stale].\n:::\n")
+    run = fixture(part)
+    assert run.code == 1 and "1 of 2 citations" in run.err
 
 
 def test_flat_metadata_from_dash_m_sets_strict() -> None:
@@ -454,7 +460,7 @@ def test_real_ledger_and_judge(tmp_path: Path) -> None:
 # --- judges per audience, audit -------------------------------------------------------------
 
 
-def test_an_element_audience_gets_its_own_judge() -> None:
+def test_an_element_cannot_widen_the_audience() -> None:
     seen: list[str | None] = []
 
     def factory(options):  # type: ignore[no-untyped-def]
@@ -462,11 +468,13 @@ def test_an_element_audience_gets_its_own_judge() -> None:
         return FixtureJudge(options)
 
     raw = pandoc_bytes(
-        "---\nciteledger:\n  audience: public\n---\n\nA [@x].\n\n"
-        "::: {citeledger-audience=internal}\nB [@y]. C [@z].\n:::\n"
+        "---\nciteledger:\n  audience: internal\n---\n\nA [@x].\n\n"
+        "::: {citeledger-audience=internal}\nB [@y]. C [@z].\n:::\n",
+        "-M",
+        "citeledger.audience=public",
     )
     run_main(raw, judge_factory=factory)
-    assert seen == ["public", "internal"]
+    assert seen == ["internal,public"]  # one judge, for both: a source must be open to each
 
 
 def test_audit_section_follows_the_ids_contract_of_citeledger_audit() -> None:

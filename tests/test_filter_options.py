@@ -54,7 +54,8 @@ def test_nested_wins_over_flat() -> None:
         "citeledger.strict=true",
     )
     options = read_options(m, environ={})
-    assert (options.ledger, options.strict) == ("nested.yaml", False)
+    # nested wins for the ledger; strict only tightens, so -M's true holds
+    assert (options.ledger, options.strict) == ("nested.yaml", True)
 
 
 def test_metadata_wins_over_environment_and_environment_over_default() -> None:
@@ -64,11 +65,12 @@ def test_metadata_wins_over_environment_and_environment_over_default() -> None:
         "CITELEDGER_EVIDENCE_PAGES": "ev",
     }
     options = read_options(meta("citeledger:\n  strict: false"), environ=env)
-    assert (options.ledger, options.strict, options.evidence_pages) == ("env.yaml", False, "ev")
+    # strict only tightens: the environment's "1" holds against the document's false
+    assert (options.ledger, options.strict, options.evidence_pages) == ("env.yaml", True, "ev")
     assert options.ledger_source == "environment" and not options.ledger_from_document
 
 
-def test_element_attributes_override_strict_and_audience_only() -> None:
+def test_element_attributes_can_only_make_strict() -> None:
     base = Options(strict=True, audience="public", ledger="a.yaml")
     local = base.for_element(
         (
@@ -77,8 +79,17 @@ def test_element_attributes_override_strict_and_audience_only() -> None:
             ("citeledger-ledger", "other.yaml"),
         )
     )
-    assert (local.strict, local.audience, local.ledger) == (False, "internal", "a.yaml")
+    assert (local.strict, local.audience, local.ledger) == (True, "public", "a.yaml")
     assert base.for_element(()) is base
+    assert Options().for_element((("citeledger-strict", "true"),)).strict
+
+
+def test_audiences_from_several_sources_are_all_required() -> None:
+    options = read_options(
+        {**meta("citeledger:\n  audience: internal"), "citeledger.audience": _s("public")},
+        environ={},
+    )
+    assert options.audience == "internal,public"
 
 
 def test_relative_ledger_is_resolved_against_the_current_directory(tmp_path: Path) -> None:
@@ -101,3 +112,7 @@ def test_unknown_option_names_are_kept_for_a_warning() -> None:
     m = meta("citeledger:\n  stric: true", "-M", "citeledger.ledgr=x.yaml")
     options = read_options(m, environ={})
     assert options.unknown == ("ledgr", "stric") and not options.strict
+
+
+def _s(text: str) -> dict:
+    return {"t": "MetaString", "c": text}

@@ -104,7 +104,10 @@ class Judge:
         reader: EvidenceReader | None = None,
     ) -> None:
         self.ledger = ledger
-        self.audience = audience or "public"
+        # A build may be for several audiences at once (options.py): a source is shown only if
+        # it is open to every one of them.
+        self.audiences = tuple(a for a in (audience or "public").split(",") if a) or ("public",)
+        self.audience = ", ".join(self.audiences)
         self.reader = reader or EvidenceReader(ledger.evidence_dir)
         self.warnings: list[str] = []
         self._warned: set[str] = set()
@@ -129,8 +132,8 @@ class Judge:
             )
         if (
             source.audience
-            and self.audience not in source.audience
-            and ("everyone" not in source.audience)
+            and "everyone" not in source.audience
+            and not all(a in source.audience for a in self.audiences)
         ):
             return Judgement(
                 ref.key,

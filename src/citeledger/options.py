@@ -13,15 +13,22 @@ Options live under one metadata key, ``citeledger`` (design.md)::
 
 Precedence, first found wins:
 
-1. an element attribute ``citeledger-<name>`` on a Div or Span enclosing the citation
-   (``::: {citeledger-strict=false}`` for an appendix of known gaps); only ``strict`` and
-   ``audience`` can be set per element — a document has one ledger, one audit, one evidence folder;
-2. document metadata, nested (``citeledger: {strict: true}``) before flat
-   (``citeledger.strict``: what ``pandoc -M citeledger.strict=true`` sets, since ``-M`` does not
+1. document metadata, nested (``citeledger: {audit: true}``) before flat
+   (``citeledger.audit``: what ``pandoc -M citeledger.audit=true`` sets, since ``-M`` does not
    nest keys); both spellings are accepted, and nested wins when both are given;
-3. the environment, ``CITELEDGER_<NAME>`` with dashes as underscores (``CITELEDGER_LEDGER``);
-4. the default (``citeledger.yaml``, not strict, no audit, no audience, no evidence pages,
+2. the environment, ``CITELEDGER_<NAME>`` with dashes as underscores (``CITELEDGER_LEDGER``);
+3. the default (``citeledger.yaml``, not strict, no audit, no audience, no evidence pages,
    references on).
+
+Two options only ever tighten, because the build (a Makefile's ``-M``, CI's environment) must be
+able to rely on them whatever a document says:
+
+- ``strict`` is on when any of the three sources turns it on; an element attribute
+  ``citeledger-strict=true`` on a Div or Span makes the citations inside it strict, and
+  ``false`` there changes nothing;
+- ``audience``: when the sources name different audiences, the build is for all of them, and a
+  source is shown only if it is open to every one (a document cannot widen what ``-M
+  citeledger.audience=public`` lets through). There is no per-element audience.
 
 A relative ``ledger`` is resolved against the current directory: pandoc does not tell a filter
 where its input file is, so run pandoc from the document's folder (as a Makefile does).
@@ -45,7 +52,7 @@ from citeledger.errors import CiteledgerError
 META_KEY = "citeledger"
 DEFAULT_LEDGER = "citeledger.yaml"
 NAMES = ("ledger", "strict", "audit", "audience", "evidence-pages", "references")
-ELEMENT_NAMES = ("strict", "audience")
+ELEMENT_NAMES = ("strict",)
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})
 
@@ -79,14 +86,10 @@ class Options:
         """These options as overridden by the ``citeledger-*`` attributes around a citation."""
         if not attributes:
             return self
-        changes: dict[str, Any] = {}
         for key, value in attributes:
-            name = key[len(META_KEY) + 1 :]
-            if name == "strict" and "strict" not in changes:
-                changes["strict"] = _boolean(value, f"attribute {key}")
-            elif name == "audience" and "audience" not in changes:
-                changes["audience"] = value.strip() or None
-        return replace(self, **changes) if changes else self
+            if key == f"{META_KEY}-strict" and _boolean(value, f"attribute {key}"):
+                return replace(self, strict=True)  # tighten only
+        return self
 
 
 def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> Options:
@@ -121,14 +124,35 @@ def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = No
             raise CiteledgerError(f"{where} is empty", fix="give the path of the ledger file")
         changes["ledger"] = text.strip()
         changes["ledger_source"] = kinds["ledger"]
-    for name in ("strict", "audit", "references"):
+    for name in ("audit", "references"):
         if name in raw:
             changes[name] = _boolean(*raw[name])
-    if "audience" in raw:
-        changes["audience"] = raw["audience"][0].strip() or None
+    every = _every_source(meta, nested_map, env)
+    if any(_boolean(text, where) for text, where in every.get("strict", [])):
+        changes["strict"] = True
+    audiences = sorted({text.strip() for text, _ in every.get("audience", []) if text.strip()})
+    if audiences:
+        changes["audience"] = ",".join(audiences)
     if "evidence-pages" in raw:
         changes["evidence_pages"] = raw["evidence-pages"][0].strip() or None
     return replace(options, **changes)
+
+
+def _every_source(
+    meta: Mapping[str, Any], nested_map: Mapping[str, Any], env: Mapping[str, str]
+) -> dict[str, list[tuple[str, str]]]:
+    """Each tighten-only option as given by every source, not just the first found."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for name in ("strict", "audience"):
+        var = f"CITELEDGER_{name.upper()}"
+        for value, where in (
+            (nested_map.get(name), f"metadata {META_KEY}.{name}"),
+            (meta.get(f"{META_KEY}.{name}"), f"metadata {META_KEY}.{name}"),
+            (env.get(var), f"environment {var}"),
+        ):
+            if value is not None:
+                found.setdefault(name, []).append((_meta_text(value), where))
+    return found
 
 
 def _boolean(text: str, where: str) -> bool:
