@@ -20,6 +20,7 @@ from citeledger.evidence import EvidenceReader
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
+from citeledger.options import Options, read_options
 from citeledger.report import Entry, build_report, summary_text
 
 _READERS = {
@@ -57,16 +58,17 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     return result
 
 
-def ledger_for(doc: str, doc_json: dict[str, Any], explicit: str | None) -> str:
-    """--ledger, else the document's ``citeledger.ledger`` (relative to it), else beside it."""
+def ledger_for(doc: str, opts: Options, explicit: str | None) -> str:
+    """--ledger; else the document's ``citeledger.ledger`` (relative to the document); else
+    ``CITELEDGER_LEDGER`` (relative to the current directory, as the filter reads it); else
+    ``citeledger.yaml`` beside the document."""
     if explicit:
         return explicit
-    from citeledger.options import read_options
-
-    opts = read_options(doc_json.get("meta", {}))
     base = Path(doc).resolve().parent
     if opts.ledger_from_document:
         return str(base / opts.ledger)
+    if opts.ledger_given:
+        return str(opts.ledger_path())
     return str(base / "citeledger.yaml")
 
 
@@ -85,19 +87,21 @@ def run_check(
     from citeledger.coverage import compute_coverage
 
     entries: list[Entry] = []
-    judges: dict[str, Judge] = {}
+    judges: dict[tuple[str, str | None], Judge] = {}
     cov_total = {"prose_sentences": 0, "with_provenance": 0, "unverified": 0}
     without: list[str] = []
     warnings: list[str] = []
     reader: EvidenceReader | None = None
     for doc in docs:
         doc_json = pandoc_json(doc, from_format)
-        lpath = ledger_for(doc, doc_json, ledger)
-        judge = judges.get(lpath)
+        opts = read_options(doc_json.get("meta", {}))  # the filter's options, the same way
+        lpath = ledger_for(doc, opts, ledger)
+        who = audience or opts.audience
+        judge = judges.get((lpath, who))
         if judge is None:
             led: Ledger = load_ledger(lpath)
-            judge = Judge(led, audience=audience)
-            judges[lpath] = judge
+            judge = Judge(led, audience=who)
+            judges[(lpath, who)] = judge
         reader = judge.reader
         for found in find_citations(doc_json):
             entries.append(Entry(doc, found.ref, judge.judge(found.ref)))
