@@ -162,3 +162,18 @@ def test_filter_and_check_agree(project: Path, pandoc_path: str) -> None:
     ).stdout
     rendered = _rendered_states(json.loads(out)["blocks"], [])
     assert rendered == states
+
+
+def test_unwritable_report_and_built_output_are_one_line_errors(
+    project: Path, pandoc_path: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = str(project / "chapter.md")
+    capsys.readouterr()
+    assert main(["check", doc, "--json", str(project / "no" / "such" / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "r.json" in err
+    built = project / "chapter.docx"
+    subprocess.run([pandoc_path, doc, "-o", str(built)], check=True, cwd=project)
+    assert main(["check", str(built)]) == 2  # a CI gate on the output must not pass silently
+    err = capsys.readouterr().err
+    assert "source document" in err and err.count("\n") == 1

@@ -104,15 +104,23 @@ def test_verify_without_consent_sends_nothing(
     assert ledger.read_bytes() == before
 
 
-def test_loopback_is_refused_without_allow_private(tmp_path: Path, netserver: ns.NetServer) -> None:
+def test_loopback_is_refused_without_allow_private(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     url = netserver.url("/manual.html")
     netserver.static("/manual.html", MANUAL)
     ledger = _ledger(tmp_path, f"  good:\n    url: {url}\n    quotes:\n      - text: '{QUOTE}'\n")
     assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
     assert netserver.requests == []
-    verdict = Judge(load_ledger(ledger)).judge(CitationRef("good"))
-    assert verdict.state is State.UNRETRIEVABLE
-    assert any("loopback" in r for r in verdict.reasons)
+    out = capsys.readouterr().out
+    assert "NOT SENT" in out and "loopback" in out
+    assert _state(ledger, "good") is State.UNCHECKED  # nothing was learnt: no receipt
+    # A refusal never overwrites a real check.
+    assert _verify(ledger) == 0
+    assert _state(ledger, "good") is State.CHECKED
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert _state(ledger, "good") is State.CHECKED
+    assert len(load_ledger(ledger).sources["good"].quotes[0].receipts) == 1
 
 
 def test_recheck_branches(tmp_path: Path, netserver: ns.NetServer) -> None:

@@ -39,6 +39,10 @@ _READERS = {
 }
 
 
+# Formats a build writes: a citation in them is formatted text, no longer a pandoc Cite.
+_BUILT_OUTPUTS = frozenset({".docx", ".html", ".htm", ".odt", ".pdf", ".epub"})
+
+
 def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     import pypandoc
 
@@ -103,7 +107,14 @@ def run_check(
             judge = Judge(led, audience=who)
             judges[(lpath, who)] = judge
         reader = judge.reader
-        for found in find_citations(doc_json):
+        found_here = find_citations(doc_json)
+        if not found_here and Path(doc).suffix.lower() in _BUILT_OUTPUTS:
+            raise CiteledgerError(
+                "no pandoc citations in it: a built document has none left to judge",
+                file=doc,
+                fix="run check on the source document (the Markdown), not on the output",
+            )
+        for found in found_here:
             entries.append(Entry(doc, found.ref, judge.judge(found.ref)))
         cov = compute_coverage(doc_json)
         cov_total["prose_sentences"] += cov.prose_sentences

@@ -111,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except OSError as exc:  # a path the user gave that cannot be read or written
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"citeledger: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -223,6 +223,10 @@ class Progress:
 def verify_outcome(
     source: Source, outcome: Any, cap: Capture | None
 ) -> tuple[list[tuple[int, Receipt]], str]:
+    if outcome.error is not None and outcome.kind == "refused-address":
+        # Nothing was sent, so nothing was learnt about the source: a receipt would only
+        # overwrite a real check with a policy refusal.
+        return [], f"NOT SENT ({outcome.error.message}); no receipt written"
     if outcome.error is not None:
         receipts = failure_receipts(
             source, outcome.error.message, outcome.retrieved_at, metadata=outcome.metadata
