@@ -47,9 +47,11 @@ def publisher(root: Path, port: int = PORT) -> Iterator[str]:
 
 
 def prepare(out: Path) -> Path:
+    """A fresh copy of the example in ``out/work``; earlier outputs are removed, not piled up."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir()
     work = out / "work"
-    if work.exists():
-        shutil.rmtree(work)
     shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("out", ".citeledger"))
     return work
 
@@ -77,9 +79,10 @@ def main() -> int:
     builds = {
         "chapter.html": ["-s", "--embed-resources", "--citeproc", "-t", "html5"],
         "chapter.docx": ["--citeproc", "-t", "docx"],
-        "chapter.md": ["--citeproc", "-t", "gfm"],
+        "chapter.gfm.md": ["--citeproc", "-t", "gfm"],
     }
     for name, args in builds.items():
+        # Built inside the copy, so the evidence links are relative and survive a move.
         run(
             [
                 pandoc,
@@ -88,12 +91,14 @@ def main() -> int:
                 filt,
                 *args,
                 "-o",
-                str(out / name),
+                name,
                 "-M",
-                "citeledger.evidence-pages=" + str(out / "evidence"),
+                "citeledger.evidence-pages=evidence",
             ],
             work,
         )
+        shutil.copy2(work / name, out / name)
+    shutil.copytree(work / "evidence", out / "evidence")
     import json
 
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))

@@ -192,6 +192,7 @@ _EVIDENCE_FACTS = """() => {
     active: document.querySelectorAll('form, iframe, object, embed, img, input').length,
     mark: vis(mark), markText: mark ? mark.textContent : null,
     inPlace: vis(inPlace), inPlaceText: inPlace ? inPlace.innerText.slice(0, 80) : null,
+    failedBundle: document.body.classList.contains('citeledger-evidence-failed-bundle'),
     hrefs: hrefs,
   };
 }"""
@@ -372,6 +373,8 @@ def _check(session: Browser, path: Path, screenshot: str | Path | None) -> Surfa
             outward = [h for h in e["hrefs"] if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//", h)]
             if outward:
                 fail(f"{where} links out: {outward[:3]}")
+            if checked and e["failedBundle"]:
+                fail(f"{where} is for a checked citation but says the evidence FAILED")
             if e["mark"]:
                 report.marks += 1
             elif checked:

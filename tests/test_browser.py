@@ -80,7 +80,7 @@ def _move_first_callout(page: Path) -> None:
 
 
 def _script_in_evidence(page: Path) -> None:
-    for ev in (page.parent / "evidence").glob("hchm-2026*.html"):
+    for ev in (page.parent / "evidence").glob("hchm-*.html"):
         ev.write_text(
             ev.read_text(encoding="utf-8").replace("</body>", "<script>1</script></body>"),
             encoding="utf-8",
@@ -88,10 +88,23 @@ def _script_in_evidence(page: Path) -> None:
 
 
 def _unhighlight_evidence(page: Path) -> None:
-    for ev in (page.parent / "evidence").glob("hchm-2026*.html"):
+    for ev in (page.parent / "evidence").glob("hchm-*.html"):
         text = ev.read_text(encoding="utf-8")
         ev.write_text(
             text.replace("<mark>", "<span>").replace("</mark>", "</span>"), encoding="utf-8"
+        )
+
+
+def _fail_evidence(page: Path) -> None:
+    for ev in (page.parent / "evidence").glob("hchm-*.html"):
+        text = ev.read_text(encoding="utf-8")
+        ev.write_text(
+            text.replace("<body", '<body class="citeledger-evidence-failed-bundle"', 1)
+            if "<body class=" not in text
+            else text.replace(
+                '<body class="', '<body class="citeledger-evidence-failed-bundle ', 1
+            ),
+            encoding="utf-8",
         )
 
 
@@ -115,6 +128,7 @@ BROKEN = {
     ),
     "script on an evidence page": (_script_in_evidence, "<script> elements"),
     "passage not highlighted": (_unhighlight_evidence, "shows no highlighted <mark>"),
+    "checked but its evidence failed": (_fail_evidence, "says the evidence FAILED"),
     "audit table overflows the page": (
         _edit(".citeledger-audit-table", ".not-the-audit-table", count=4),
         "is outside the visible page",
