@@ -1,0 +1,104 @@
+"""The arrows that must never exist (design.md), checked rather than trusted.
+
+The build is offline by construction: judging, rendering and reporting never load the network
+stack, even when they run for real. The locator and extractors are pure. Nothing imports the CLI.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "citeledger"
+
+_PROBE = r"""
+import json, sys
+from citeledger.check import run_check
+code = run_check([sys.argv[1]], warn_only=True, quiet=True)
+import citeledger.filter, citeledger.report, citeledger.audit, citeledger.evidence_pages
+import citeledger.coverage, citeledger.render
+net = sorted(m for m in sys.modules if m == "httpx" or m.startswith(("httpx.", "httpcore",
+             "citeledger.retrieve")))
+print(json.dumps(net))
+"""
+
+
+def test_the_build_path_never_loads_the_network_stack(tmp_path: Path) -> None:
+    (tmp_path / "citeledger.yaml").write_text(
+        "sources:\n  k:\n    url: https://example.org/a\n    quotes:\n      - text: a b c d\n"
+    )
+    doc = tmp_path / "d.md"
+    doc.write_text("A claim with a citation in it [@k] and another [@missing].\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(doc)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+def _calls(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Attribute):
+                owner = f.value.id if isinstance(f.value, ast.Name) else ""
+                # str.replace is text; os.replace / os.rename move files
+                if f.attr not in ("replace", "remove") or owner in ("os", "shutil"):
+                    names.add(f.attr)
+            elif isinstance(f, ast.Name):
+                names.add(f.id)
+    return names
+
+
+def test_locate_and_extract_write_nothing() -> None:
+    writers = {
+        "write_text",
+        "write_bytes",
+        "replace",
+        "rename",
+        "unlink",
+        "mkdir",
+        "open",
+        "mkstemp",
+        "rmtree",
+        "remove",
+    }
+    pure = [SRC / "locate.py", SRC / "normalize.py", *sorted(SRC.glob("extract*.py"))]
+    for path in pure:
+        found = _calls(path) & writers
+        assert not found, f"{path.name} calls {sorted(found)}"
+
+
+def test_nothing_imports_the_cli_and_the_offline_modules_never_import_retrieve() -> None:
+    offline = {
+        "judge",
+        "filter",
+        "report",
+        "check",
+        "citations",
+        "coverage",
+        "audit",
+        "evidence_pages",
+        "evidence_page",
+        "evidence",
+        "references",
+        "options",
+    }
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module]
+            elif isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            else:
+                continue
+            for mod in mods:
+                assert mod != "citeledger.cli", f"{path.name} imports the CLI"
+                if path.stem in offline or path.parent.name == "render":
+                    assert not mod.startswith(("httpx", "citeledger.retrieve")), (
+                        f"{path.name} imports {mod}"
+                    )
