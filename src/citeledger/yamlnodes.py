@@ -103,7 +103,7 @@ _MAX_DEPTH = 64
 def compose(text: str, file: str) -> Node | None:
     """Parse ``text`` into a node tree; malformed YAML is a one-line :class:`LedgerError`."""
     try:
-        return yaml.compose(text, Loader=_LazyLoader)  # type: ignore[no-any-return]
+        node: Node | None = yaml.compose(text, Loader=_LazyLoader)
     except yaml.MarkedYAMLError as e:
         raise _yaml_error(e, text, file) from None
     except yaml.reader.ReaderError as e:
@@ -118,6 +118,48 @@ def compose(text: str, file: str) -> Node | None:
         ) from None
     except yaml.YAMLError as e:  # pragma: no cover - every PyYAML error is one of the above
         raise LedgerError(f"malformed YAML: {e}", file=file) from None
+    if node is not None:
+        _refuse_tags(node, file)
+    return node
+
+
+_ALLOWED_TAGS = frozenset(
+    {
+        TAG_PLAIN,
+        TAG_STR,
+        TAG_INT,
+        TAG_FLOAT,
+        TAG_BOOL,
+        TAG_NULL,
+        TAG_TIMESTAMP,
+        TAG_MERGE,
+        "tag:yaml.org,2002:map",
+        "tag:yaml.org,2002:seq",
+    }
+)
+
+
+def _refuse_tags(root: Node, file: str) -> None:
+    """``!!binary``, ``!!python/…`` or local ``!tags`` have no place in a ledger: a value is
+    what the writer typed, never something a loader constructs."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.tag not in _ALLOWED_TAGS:
+            shown = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise LedgerError(
+                f"the YAML tag {shown} is not allowed in a ledger",
+                file=file,
+                line=node.start_mark.line + 1,
+                fix="remove the tag and write the value as plain text",
+            )
+        if isinstance(node.value, list):
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
 
 
 def _yaml_error(e: yaml.MarkedYAMLError, text: str, file: str) -> LedgerError:
