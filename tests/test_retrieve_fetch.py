@@ -75,11 +75,18 @@ ALLOWED_HEADERS = {
 
 def serve_everything(server: NetServer) -> None:
     server.static("/page", b"<html><p>" + QUOTE.encode() + b"</p></html>")
+    # a DOI's landing page that links its full text: one more request, which must say no more
+    server.static(
+        "/landing",
+        b'<html><head><meta name="citation_pdf_url" content="/fulltext.pdf"></head>'
+        b"<body><p>" + QUOTE.encode() + b"</p></body></html>",
+    )
+    server.static("/fulltext.pdf", b"%PDF-1.4\n" + QUOTE.encode(), content_type="application/pdf")
 
     def resolver(req: Seen) -> Reply:
         if CSL_JSON in (req.header("accept") or ""):
             return Reply(body=json.dumps({"title": "Manual"}).encode(), content_type=CSL_JSON)
-        return Reply(302, b"", [("Location", "/page")], None)
+        return Reply(302, b"", [("Location", "/landing")], None)
 
     server.route("/doi/", resolver, prefix=True)
     server.route(
@@ -106,8 +113,11 @@ def test_no_request_carries_the_quote_or_the_document(netserver: NetServer) -> N
     reqs = [FetchRequest(s.identifier, key=s.key, etag='"v1"') for s in sources]
     outs = fetch_all_sync(reqs, cfg(netserver, mailto="me@example.org"))
     assert [o.ok for o in outs] == [True, True, True, False]
+    assert outs[1].url == netserver.url("/fulltext.pdf") and outs[1].fulltext_error is None
     seen = netserver.requests
-    assert len(seen) == 7  # url 1; doi 2, one redirected to /page; arxiv 2; isbn 1
+    # url 1; doi 2, one redirected to /landing, which links /fulltext.pdf (4); arxiv 2; isbn 1
+    assert len(seen) == 8
+    assert [r.path for r in seen].count("/fulltext.pdf") == 1
     forbidden = [
         QUOTE,
         DOCUMENT,

@@ -103,6 +103,10 @@ def test_doi_follows_to_the_landing_page_and_fetches_csl_json(netserver: NetServ
     assert r.redirects == (netserver.url("/doi/10.5555/abc.123"),)
     assert r.metadata == CSL and out.metadata == CSL
     assert out.metadata_error is None and out.retracted is None
+    # the landing page links no full text: it is the evidence, and the outcome says why
+    assert out.fulltext_url is None
+    assert out.fulltext_error is not None
+    assert out.fulltext_error.startswith("the landing page links no full text")
     accepts = sorted(
         q.header("accept") or "" for q in netserver.requests_to("/doi/10.5555/abc.123")
     )

@@ -306,3 +306,65 @@ def test_deleting_a_later_receipt_by_hand_does_not_bring_back_checked(
     assert verdict.state is State.STALE
     assert "receipt was removed" in verdict.reasons[0]
     assert good != verified
+
+
+PDF = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf" / "bunescu-acl07.pdf"
+PAPER_QUOTE = (
+    "We present experimental results demonstrating that our approach is able to accurately "
+    "extract relations from the web by learning from such weak supervision."
+)
+
+
+def _publisher(server: ns.NetServer, doi: str, head: str) -> None:
+    """doi.org and a publisher on the loopback server: CSL-JSON to the registry, a landing page."""
+
+    def resolver(req: ns.Seen) -> ns.Reply:
+        if "citationstyles" in (req.header("accept") or ""):
+            body = b'{"type": "paper-conference", "title": "Learning to Extract Relations"}'
+            return ns.Reply(body=body, content_type="application/vnd.citationstyles.csl+json")
+        return ns.Reply(302, b"", [("Location", "/article/" + req.path[len("/doi/") :])], None)
+
+    server.route("/doi/", resolver, prefix=True)
+    page = f"<html><head><title>Paper</title>{head}</head><body><p>Abstract only.</p></body></html>"
+    server.static(f"/article/{doi}", page.encode())
+
+
+def test_a_doi_is_checked_against_the_full_text_its_landing_page_links(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    if not PDF.is_file():
+        pytest.skip("../shared/corpus is not beside the repository")
+    netserver.static("/files/paper.pdf", PDF.read_bytes(), content_type="application/pdf")
+    pdf_url = netserver.url("/files/paper.pdf")
+    _publisher(netserver, "10.5555/with.pdf", f'<meta name="citation_pdf_url" content="{pdf_url}">')
+    _publisher_no_link = "10.5555/no.link"
+    netserver.static(
+        f"/article/{_publisher_no_link}",
+        b"<html><head><title>P</title></head><body>x</body></html>",
+    )
+    ledger = _ledger(
+        tmp_path,
+        f"""  paper:
+    doi: 10.5555/with.pdf
+    title: Learning to Extract Relations
+    quotes:
+      - text: "{PAPER_QUOTE}"
+  abstract-only:
+    doi: {_publisher_no_link}
+    title: Learning to Extract Relations
+    quotes:
+      - text: "{PAPER_QUOTE}"
+""",
+    )
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(f"doi_base: {netserver.url('/doi/')}\n", encoding="utf-8")
+    assert _verify(ledger, "--config", str(settings)) == 0
+    judge = Judge(load_ledger(ledger))
+    paper = judge.judge(CitationRef("paper"))
+    assert paper.state is State.CHECKED, paper.reasons
+    assert paper.receipt is not None and paper.receipt.url == pdf_url
+    assert paper.receipt.page == 1 and paper.receipt.redirects  # DOI → landing → PDF
+    # No link to the text: the quote is not "not found", we never had the work.
+    only = judge.judge(CitationRef("abstract-only"))
+    assert only.state is State.UNRETRIEVABLE
+    assert any("no text of the work" in r for r in only.reasons)

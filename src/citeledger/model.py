@@ -111,6 +111,7 @@ class Receipt:
     metadata: Mapping[str, Any] | None = None
     retracted: str | None = None
     metadata_mismatch: str | None = None
+    fulltext_error: str | None = None  # a DOI whose evidence is its landing page: why
     line: int | None = field(default=None, compare=False)
 
 

@@ -109,9 +109,17 @@ def receipts_for_retrieval(
 
 
 def receipts_for_capture(
-    source: Source, cap: Capture, *, metadata: Mapping[str, Any] | None = None
+    source: Source,
+    cap: Capture,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    fulltext_error: str | None = None,
 ) -> list[tuple[int, Receipt]]:
-    """Locate every quote of ``source`` in an already stored capture."""
+    """Locate every quote of ``source`` in an already stored capture.
+
+    ``fulltext_error`` says the capture is a DOI's landing page, not the work: a quote missing
+    from it is then ``unretrievable`` (we never had the text), not ``not-found``.
+    """
     from citeledger.locate import locate_prepared
 
     retrieval, stored, extracted = cap.retrieval, cap.stored, cap.extracted
@@ -131,6 +139,7 @@ def receipts_for_capture(
         "evidence": stored.evidence,
         "etag": _header(retrieval.response_headers, "etag"),
         "last_modified": _header(retrieval.response_headers, "last-modified"),
+        "fulltext_error": fulltext_error,
     }
     base.update(_metadata_fields(source, metadata or retrieval.metadata))
     if cap.reason is not None or extracted is None:
@@ -165,7 +174,15 @@ def _quote_receipt(
             break
     result = locate_prepared(prepared, quote.text, page_starts=extracted.page_starts, hint=hint)
     writer_sha = sha256_hex(quote.text)
-    if not result.found or result.char_start is None or result.char_end is None:
+    not_found = not result.found or result.char_start is None or result.char_end is None
+    if not_found and base.get("fulltext_error"):
+        return Receipt(
+            outcome="unretrievable",
+            writer_quote_sha256=writer_sha,
+            reason=f"no text of the work: {base['fulltext_error']}",
+            **base,
+        )
+    if not_found:
         return Receipt(
             outcome="not-found",
             writer_quote_sha256=writer_sha,

@@ -70,7 +70,9 @@ def recheck_outcome(
         return gone, f"GONE ({outcome.error.message})"
     if cap is None:
         return [], "unchanged (not modified since the last check)"
-    made = receipts_for_capture(source, cap, metadata=outcome.metadata)
+    made = receipts_for_capture(
+        source, cap, metadata=outcome.metadata, fulltext_error=outcome.fulltext_error
+    )
     result: list[tuple[int, Receipt]] = []
     words: list[str] = []
     for i, receipt in made:

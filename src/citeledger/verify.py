@@ -234,7 +234,9 @@ def verify_outcome(
     elif cap is None:  # 304 Not Modified: the current receipts stand
         return [], "unchanged since the last check (not modified)"
     else:
-        receipts = receipts_for_capture(source, cap, metadata=outcome.metadata)
+        receipts = receipts_for_capture(
+            source, cap, metadata=outcome.metadata, fulltext_error=outcome.fulltext_error
+        )
     return receipts, describe([r for _, r in receipts])
 
 

@@ -4,8 +4,11 @@
 never the writer's quotes or text — under a global and a per-host limit, with every connection's
 resolved address checked (private, loopback and link-local refused unless ``allow_private``), and
 returns one ``FetchOutcome`` per request: a ``model.Retrieval``, a ``RetrievalError`` with a
-precise reason and ``kind``, or "not modified". Nothing outside ``verify``/``recheck`` may import
-this package (``judge``, ``render``, ``filter`` and ``report`` are offline by construction).
+precise reason and ``kind``, or "not modified". A DOI's evidence is the work's full text when its
+landing page links one (``citation_pdf_url`` …: one more request, announced by the plan), else
+the landing page, with ``FetchOutcome.fulltext_error`` saying why. Nothing outside
+``verify``/``recheck`` may import this package (``judge``, ``render``, ``filter`` and ``report``
+are offline by construction).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from .arxiv import ArxivId, abs_url, parse_arxiv, pdf_url
 from .config import ENV_VARS, RetrieveConfig
 from .doi import CSL_JSON, doi_url, retraction_of
 from .fetch import fetch_all, fetch_all_sync
+from .fulltext import FulltextLink, find_link
 from .isbn import NO_TEXT, normalize_isbn
 from .outcome import FetchOutcome, FetchRequest
 from .plan import Plan, PlannedCall, plan
@@ -55,6 +59,7 @@ __all__ = [
     "Call",
     "FetchOutcome",
     "FetchRequest",
+    "FulltextLink",
     "GuardedBackend",
     "Plan",
     "PlannedCall",
@@ -66,6 +71,7 @@ __all__ = [
     "doi_url",
     "fetch_all",
     "fetch_all_sync",
+    "find_link",
     "normalize_isbn",
     "parse_arxiv",
     "pdf_url",

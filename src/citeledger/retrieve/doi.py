@@ -1,9 +1,11 @@
-"""DOIs: the resolver leads to the landing page or full text; content negotiation gives CSL-JSON.
+"""DOIs: the resolver leads to the landing page, the page to the full text; CSL-JSON alongside.
 
 Two GETs to the resolver with the DOI as the only thing said: one that follows the redirects to
-the publisher (the evidence), one asking for ``application/vnd.citationstyles.csl+json`` (the
-registry's own description, where a retraction shows). It must never guess a retraction: only
-what the registry records counts.
+the publisher, one asking for ``application/vnd.citationstyles.csl+json`` (the registry's own
+description, where a retraction shows). When the publisher's answer is a landing page that
+advertises the work's full text (``citation_pdf_url`` and kin, see ``fulltext``), one more GET
+fetches that, and it — not the abstract page — is the evidence. It must never guess a
+retraction: only what the registry records counts.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from citeledger.model import Identifier
 
 from .body import mime_of, sniff
 from .config import RetrieveConfig
+from .fulltext import FulltextLink, find_link, is_html
 from .http import Fetched
 from .providers import ACCEPT_TEXT, METADATA, TEXT, Call, NetworkProvider, bad
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
+FOLLOW = "then perhaps one GET of the full text its landing page links, on the publisher's host"
 DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
 RETRACTION_TYPES = frozenset({"retraction", "partial_retraction", "withdrawal", "removal"})
 _TITLE_MARK = re.compile(r"^\s*\(?(retracted|withdrawn)(?:\s+article)?\b\)?\s*[:.\-–—]?", re.I)
@@ -42,9 +46,20 @@ class DoiProvider(NetworkProvider):
             raise bad(identifier, "a DOI looks like 10.NNNN/suffix (write the bare DOI)")
         url = doi_url(doi, config)
         return (
-            Call(url, TEXT, ACCEPT_TEXT, "resolve the DOI to its landing page or full text"),
+            Call(
+                url,
+                TEXT,
+                ACCEPT_TEXT,
+                "resolve the DOI to its landing page or full text",
+                may_follow=FOLLOW,
+            ),
             Call(url, METADATA, CSL_JSON, "CSL-JSON metadata (content negotiation)"),
         )
+
+    def fulltext_link(self, fetched: Fetched) -> FulltextLink | None:
+        if not is_html(fetched):  # the resolver led straight to a PDF (or to plain text)
+            return None
+        return find_link(fetched.body, fetched.url)
 
     def parse_metadata(self, identifier: Identifier, fetched: Fetched) -> Mapping[str, Any]:
         return parse_json_metadata(fetched, "the DOI registry")

@@ -2,8 +2,11 @@
 
 One client per run (connection reuse), a global and a per-host limit, and ``on_done`` called the
 moment an outcome exists, so verify can write receipts incrementally and an interrupt loses
-nothing that finished. It must never raise for anything the network does (each request ends in an
-outcome), and never start a request it was not given.
+nothing that finished. A DOI's landing page that links the work's full text leads to one more GET,
+made here under the same client, address checks, caps and limits, and the full text becomes the
+evidence (the landing page when that GET fails, with the reason in ``fulltext_error``). It must
+never raise for anything the network does (each request ends in an outcome), and never start a
+request it was not given, other than that one full-text GET the plan announces.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from citeledger.model import Identifier, Retrieval
 
 from .address import Resolver, guarded_transport
 from .config import RetrieveConfig
+from .fulltext import FulltextLink, is_html, rejection
 from .http import Courtesy, Failed, Fetched, client_for, get, utc_now
 from .outcome import FetchOutcome, FetchRequest
 from .providers import METADATA, TEXT, Provider
@@ -115,6 +119,10 @@ async def _fetch_one(
     meta_call = next((c for c in calls if c.purpose == METADATA), None)
     if not config.fetch_metadata:
         meta_call = None
+    # A landing page that may lead to the full text is asked for unconditionally: its body is
+    # needed to find the link, and the previous receipt's validators may be the full text's.
+    follows = text_call is not None and text_call.may_follow is not None
+    cookies = httpx.Cookies() if follows else None
 
     async def nothing() -> None:
         return None
@@ -126,7 +134,8 @@ async def _fetch_one(
             config=config,
             courtesy=courtesy,
             accept=text_call.accept,
-            conditional=req.conditional_headers(),
+            conditional=None if follows else req.conditional_headers(),
+            cookies=cookies,
         )
         if text_call
         else nothing(),
@@ -159,21 +168,110 @@ async def _fetch_one(
     )
     if text.not_modified:
         return FetchOutcome(req, not_modified=True, **common)
-    retrieval = Retrieval(
-        identifier=req.identifier,
-        requested_url=text.requested_url,
-        url=text.url,
-        status=text.status,
-        content_type=text.content_type,
-        body=text.body,
-        retrieved_at=text.retrieved_at,
-        request_headers=text.request_headers,
-        response_headers=text.response_headers,
-        redirects=text.redirects,
-        protocol=text.protocol,
-        metadata=metadata,
+    if follows:
+        link = provider.fulltext_link(text)
+        if link is not None:
+            return await _fulltext(client, req, config, courtesy, text, link, cookies, common)
+        if is_html(text):
+            common["fulltext_error"] = NO_LINK
+    return FetchOutcome(req, retrieval=_retrieval(req, text, metadata), **common)
+
+
+NO_LINK = (
+    "the landing page links no full text (no citation_pdf_url, citation_fulltext_html_url "
+    "or PDF alternate link): the evidence is the landing page"
+)
+
+
+async def _fulltext(
+    client: httpx.AsyncClient,
+    req: FetchRequest,
+    config: RetrieveConfig,
+    courtesy: Courtesy,
+    landing: Fetched,
+    link: FulltextLink,
+    cookies: httpx.Cookies | None,
+    common: dict[str, Any],
+) -> FetchOutcome:
+    """One more GET, under the same client, checks and limits: the full text, or the landing."""
+    conditional = req.conditional_headers()
+    if _validators_of(landing, req):  # the previous evidence was this landing page itself
+        conditional = {}
+    full = await get(
+        client,
+        link.url,
+        config=config,
+        courtesy=courtesy,
+        accept=link.accept,
+        conditional=conditional,
+        cookies=cookies,
+    )
+    common.update(
+        fulltext_url=link.url,
+        attempts=landing.attempts + full.attempts,
+        waited=landing.waited + full.waited,
+    )
+    if isinstance(full, Failed):
+        problem: str | None = full.error.message
+    elif full.not_modified:
+        problem = None
+    else:
+        problem = rejection(link, full, landing.url)
+    if isinstance(full, Failed) or problem is not None:
+        common["fulltext_error"] = (
+            f"the full text at {link.url} ({link.source}) was not used: {problem}; "
+            "the evidence is the landing page"
+        )
+        return FetchOutcome(req, retrieval=_retrieval(req, landing, common["metadata"]), **common)
+    # DOI → the publisher's redirects → the landing page → the full text's own redirects.
+    chain = (*landing.redirects, landing.url, *full.redirects)
+    common.update(
+        url=full.url,
+        redirects=chain,
+        status=full.status,
+        etag=full.header("etag"),
+        last_modified=full.header("last-modified"),
+        retrieved_at=full.retrieved_at,
+    )
+    if full.not_modified:
+        return FetchOutcome(req, not_modified=True, **common)
+    retrieval = _retrieval(
+        req, full, common["metadata"], requested_url=landing.requested_url, redirects=chain
     )
     return FetchOutcome(req, retrieval=retrieval, **common)
+
+
+def _validators_of(fetched: Fetched, req: FetchRequest) -> bool:
+    """Whether the request's validators are this response's own (its ETag or Last-Modified)."""
+    etag, modified = fetched.header("etag"), fetched.header("last-modified")
+    return bool(
+        (req.etag and etag and req.etag.strip() == etag.strip())
+        or (req.last_modified and modified and req.last_modified.strip() == modified.strip())
+    )
+
+
+def _retrieval(
+    req: FetchRequest,
+    fetched: Fetched,
+    metadata: Any,
+    *,
+    requested_url: str | None = None,
+    redirects: tuple[str, ...] | None = None,
+) -> Retrieval:
+    return Retrieval(
+        identifier=req.identifier,
+        requested_url=requested_url or fetched.requested_url,
+        url=fetched.url,
+        status=fetched.status,
+        content_type=fetched.content_type,
+        body=fetched.body,
+        retrieved_at=fetched.retrieved_at,
+        request_headers=fetched.request_headers,
+        response_headers=fetched.response_headers,
+        redirects=fetched.redirects if redirects is None else redirects,
+        protocol=fetched.protocol,
+        metadata=metadata,
+    )
 
 
 def _metadata(

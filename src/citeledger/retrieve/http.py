@@ -269,12 +269,19 @@ async def get(
     courtesy: Courtesy,
     accept: str,
     conditional: Mapping[str, str] | None = None,
+    cookies: httpx.Cookies | None = None,
 ) -> Fetched | Failed:
-    """GET ``url`` following redirects by hand; never raises for anything the network does."""
+    """GET ``url`` following redirects by hand; never raises for anything the network does.
+
+    ``cookies`` is the retrieval's own jar, shared only by the GETs of one retrieval (a DOI's
+    landing page and its full text: publishers often set a session cookie the PDF link needs);
+    by default each GET starts empty.
+    """
     headers = base_headers(config, accept)
     if conditional:
         headers.update(conditional)
-    cookies = httpx.Cookies()  # this retrieval's own jar: publishers' cookie-check redirects work
+    if cookies is None:  # this retrieval's own jar: publishers' cookie-check redirects work
+        cookies = httpx.Cookies()
     redirects: list[str] = []
     progress = _Progress()
     try:

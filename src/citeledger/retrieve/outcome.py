@@ -40,7 +40,18 @@ class FetchRequest:
 
 @dataclass(frozen=True)
 class FetchOutcome:
-    """The end of one request: ``retrieval`` xor ``error`` xor ``not_modified``."""
+    """The end of one request: ``retrieval`` xor ``error`` xor ``not_modified``.
+
+    For a DOI whose landing page links the full text (``citation_pdf_url`` …), the retrieval is
+    that full text: ``url`` is where it ended, and ``redirects`` the whole chain that led there —
+    the resolver, the publisher's redirects, the landing page, the full text's own redirects —
+    so ``requested_url → *redirects → url`` is where the evidence came from. ``fulltext_url`` is
+    the link the landing page gave (None when none was followed). ``fulltext_error`` is set
+    whenever a DOI's evidence is its HTML landing page rather than the work's text: the link
+    failed (a 401/403 paywall, a 404, a login page served instead of a PDF, a refused address…)
+    or the page links no full text. It says why, so "quote not found" can be read as "we never
+    had the text" rather than "the work does not say this".
+    """
 
     request: FetchRequest
     retrieval: Retrieval | None = None
@@ -57,6 +68,8 @@ class FetchOutcome:
     attempts: int = 0  # HTTP exchanges for the text: redirect hops plus retries
     waited: float = 0.0  # seconds slept: Retry-After, backoff, host_intervals pacing
     retrieved_at: str | None = None
+    fulltext_url: str | None = None  # the full-text link a landing page gave, when followed
+    fulltext_error: str | None = None  # why the evidence is a landing page, not the full text
 
     def __post_init__(self) -> None:
         ends = (self.retrieval is not None) + (self.error is not None) + self.not_modified

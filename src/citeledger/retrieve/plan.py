@@ -28,6 +28,7 @@ class PlannedCall:
     host: str
     purpose: str  # "text" | "metadata"
     what: str
+    may_follow: str | None = None  # one more request its answer may lead to (a DOI's full text)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,13 @@ class Plan:
 
     @property
     def request_count(self) -> int:
+        """Requests known before anything is sent (``followups`` more may come)."""
         return len(self.calls)
+
+    @property
+    def followups(self) -> int:
+        """At most this many more requests: a DOI's full text, on a host known only after."""
+        return sum(1 for c in self.calls if c.may_follow is not None)
 
     def hosts(self) -> dict[str, int]:
         """Host → number of requests, in the order hosts first appear."""
@@ -82,6 +89,17 @@ class Plan:
                 "e.g. a DOI to its publisher; each hop is checked and recorded in the receipt. "
                 f"A server that asks to retry gets at most {self.max_attempts} attempts."
             )
+        if self.followups:
+            k = self.followups
+            lines.append(
+                f"Full text: a DOI may lead to one more request for the full text, on the "
+                f"publisher's host (up to {k} more request{'s' if k != 1 else ''} in all): "
+                "when its landing page links the work's PDF or HTML text (citation_pdf_url, "
+                "citation_fulltext_html_url, a PDF alternate link), that link is fetched, "
+                "checked like any hop, and becomes the evidence; if it fails, the landing page "
+                "is kept, with the reason. That URL is the publisher's, taken from its page; "
+                "nothing of yours is added to it."
+            )
         if self.allow_private:
             lines.append("Private, loopback and link-local addresses: ALLOWED (--allow-private).")
         else:
@@ -102,6 +120,8 @@ class Plan:
             lines.append("Requests:")
             for call in self.calls:
                 lines.append(f"  GET {call.url}  ({call.identifier}: {call.what})")
+                if call.may_follow:
+                    lines.append(f"    {call.may_follow}")
         return "\n".join(lines)
 
 
@@ -139,7 +159,9 @@ def plan(
         if blocked is not None:
             refused.append((ident, blocked.message + (f" — {ALLOW_FIX}" if blocked.fix else "")))
             continue
-        calls.extend(PlannedCall(ident, c.url, c.host, c.purpose, c.what) for c in wanted)
+        calls.extend(
+            PlannedCall(ident, c.url, c.host, c.purpose, c.what, c.may_follow) for c in wanted
+        )
     return Plan(
         calls=tuple(calls),
         local=tuple(local),

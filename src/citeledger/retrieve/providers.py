@@ -21,6 +21,7 @@ from citeledger.model import Identifier, Retrieval
 
 from .body import effective_content_type, human_size
 from .config import RetrieveConfig
+from .fulltext import FulltextLink
 from .http import Fetched, utc_now
 
 TEXT = "text"  # the call whose body is the evidence
@@ -37,6 +38,7 @@ class Call:
     purpose: str  # TEXT | METADATA
     accept: str
     what: str
+    may_follow: str | None = None  # what one more request after this one may be (the plan says)
 
     @property
     def host(self) -> str:
@@ -56,6 +58,10 @@ class Provider(Protocol):
 
     def parse_metadata(self, identifier: Identifier, fetched: Fetched) -> Mapping[str, Any]:
         """CSL-JSON from the METADATA answer; raises ``RetrievalError(kind="metadata")``."""
+        ...
+
+    def fulltext_link(self, fetched: Fetched) -> FulltextLink | None:
+        """The full text this TEXT answer links to, to fetch instead (a DOI's landing page)."""
         ...
 
     def read_local(
@@ -81,6 +87,9 @@ class NetworkProvider:
 
     def parse_metadata(self, identifier: Identifier, fetched: Fetched) -> Mapping[str, Any]:
         raise RetrievalError("this identifier kind has no metadata", kind="metadata")
+
+    def fulltext_link(self, fetched: Fetched) -> FulltextLink | None:
+        return None
 
     def read_local(
         self,
