@@ -1,14 +1,17 @@
 """The one walk (``citations.find_citations``): what counts as a citation, and where it sits.
 
 ``citeledger check`` and the filter both rely on it, so these tests pin what a writer sees in
-both: every citation in notes, tables, captions, headings and lists is found once, in order;
-cross-references, image alt text and metadata are not citations; the claim is the sentence.
+both: every citation in the title and abstract, notes, tables, captions, headings and lists is
+found once, in order; cross-references (Quarto's theorem and callout kinds and a document's
+custom kinds too), image alt text and ``nocite`` are not citations; the claim is the sentence;
+nothing the filter added hides a citation or changes a claim.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from helpers import pandoc_json
 
 from citeledger.citations import (
+    crossref_prefixes,
     find_citations,
     is_crossref,
     parse_locator,
@@ -73,6 +77,7 @@ def constructs() -> dict:
 def test_every_place_is_found_once_in_document_order(constructs: dict) -> None:
     keys = [f.ref.key for f in find_citations(constructs)]
     assert keys == [
+        "in-title",
         "in-heading",
         "note-only",
         "note-claim",
@@ -90,22 +95,41 @@ def test_every_place_is_found_once_in_document_order(constructs: dict) -> None:
         "outer",
         "inner",
     ]
-    assert [f.ref.occurrence for f in find_citations(constructs)] == list(range(1, 17))
+    assert [f.ref.occurrence for f in find_citations(constructs)] == list(range(1, 18))
 
 
-def test_metadata_crossrefs_and_image_alt_are_not_citations(constructs: dict) -> None:
+def test_nocite_crossrefs_and_image_alt_are_not_citations(constructs: dict) -> None:
     keys = {f.ref.key for f in find_citations(constructs)}
-    assert not keys & {"in-title", "in-nocite", "fig:one", "sec-two", "tbl:x"}
+    assert not keys & {"in-nocite", "fig:one", "sec-two", "tbl:x"}
     # the figure's image repeats the caption in its alt text; it is judged once
     assert sum(1 for f in find_citations(constructs) if f.ref.key == "in-figure") == 1
 
 
 @pytest.mark.parametrize(
     "key",
-    ["fig-a", "sec-b", "tbl-c", "eq-d", "lst-e", "fig:a", "sec:b", "tbl:c", "eq:d", "lst:e"],
+    [
+        *("fig-a", "sec-b", "tbl-c", "eq-d", "lst-e", "fig:a", "sec:b", "tbl:c", "eq:d", "lst:e"),
+        # Quarto's theorem-like kinds and its callouts
+        *("thm-a", "lem-a", "cor-a", "prp-a", "cnj-a", "def-a", "exm-a", "exr-a", "sol-a"),
+        *("rem-a", "nte-a", "tip-a", "wrn-a", "imp-a", "cau-a"),
+    ],
 )
 def test_crossref_prefixes(key: str) -> None:
     assert is_crossref(key)
+
+
+def test_quarto_kinds_and_custom_crossref_keys_are_not_citations() -> None:
+    markdown = (
+        "---\ncrossref:\n  custom:\n    - kind: float\n      key: vid\n"
+        "      reference-prefix: Video\n    - kind: float\n      key: sup\n---\n\n"
+        "By @thm-main, @lem-a and @def-x [see @nte-warn; @cau-y], as @vid-intro and "
+        "[@sup-table; @real2020] show. Without the metadata @vidal2021 is a citation.\n"
+    )
+    doc = pandoc_json(markdown)
+    assert crossref_prefixes(doc["meta"])[-2:] == ("vid-", "sup-")
+    assert [f.ref.key for f in find_citations(doc)] == ["real2020", "vidal2021"]
+    assert not is_crossref("vid-intro")  # the custom kind belongs to that document only
+    assert is_crossref("vid-intro", crossref_prefixes(doc["meta"]))
 
 
 @pytest.mark.parametrize("key", ["figueroa2020", "section", "doi:10.1/x", "eqbal", "secret"])
@@ -293,13 +317,61 @@ def test_plain_text_reads_like_pandoc_stringify() -> None:
     assert plain_text(doc["blocks"][0]["c"]) == "Some “quoted” code and [@k, p. 2] x^2."
 
 
-def test_processed_cites_are_skipped_but_keep_their_numbers() -> None:
-    doc = pandoc_json("One [@a; @b]. Two [@c].")
-    first = doc["blocks"][0]["c"]
-    index = next(i for i, el in enumerate(first) if el["t"] == "Cite")
-    first[index] = {"t": "Span", "c": [["", ["citeledger-cite"], []], [first[index]]]}
-    found = find_citations(doc)
-    assert [(f.ref.key, f.ref.occurrence) for f in found] == [("c", 3)]
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "One [[@a; @b]]{.citeledger-cite}. Two [@c].",  # a hand-written "processed" marker
+        "One [[@a; @b]]{.citeledger-cite .citeledger-checked"
+        ' data-citeledger-states="checked checked"}. Two [@c].',  # a forged "checked" one
+    ],
+)
+def test_a_processed_marker_hides_no_citation(markdown: str) -> None:
+    found = find_citations(pandoc_json(markdown))
+    assert [(f.ref.key, f.ref.occurrence, f.ref.claim) for f in found] == [
+        ("a", 1, "One."),
+        ("b", 2, "One."),
+        ("c", 3, "Two."),
+    ]
+
+
+def test_filtered_json_has_the_same_citations_and_claims_as_its_source() -> None:
+    """What the filter added (wrappers, flags, links, anchors, callouts) changes no citation."""
+    from fixture_judge import FixtureJudge
+
+    from citeledger.filter import run_filter
+
+    markdown = (
+        CONSTRUCTS
+        + "\n[A marked claim]{.claim} [@st-stale, p. 4 quote:q1] and more [@st-checked].\n\n"
+        "Body text.^[@st-withdrawn] [Remembered words]{.unverified} then [@st-disputed].\n"
+    )
+    before = find_citations(pandoc_json(markdown))
+    for fmt in ("html", "latex", "docx", "gfm"):
+        doc = pandoc_json(markdown, "-M", "citeledger.audit=true")
+        run_filter(doc, fmt, judge_factory=FixtureJudge)
+        after = find_citations(doc)
+        assert [f.ref for f in after] == [f.ref for f in before], fmt
+    assert [f.ref.selector for f in before if f.ref.key == "st-stale"] == ["q1"]
+
+
+def test_metadata_citations_come_first_in_reading_order() -> None:
+    markdown = (
+        "---\ntitle: A title [@t]\nsubtitle: Sub [@s]\nthanks: Funded by [@f].\n"
+        "abstract: |\n  First sentence. As @a showed, it holds.\n\n  Second [@b].\n"
+        "keywords: [k, '[@kw]']\nauthor: '[@au]'\nnocite: '@nc'\n---\n\nBody [@body].\n"
+    )
+    found = find_citations(pandoc_json(markdown))
+    assert [f.ref.key for f in found] == ["t", "s", "f", "a", "b", "body"]
+    by_key = {f.ref.key: f for f in found}
+    assert by_key["a"].ref.claim == "As @a showed, it holds."
+    assert by_key["t"].ref.claim == "A title"
+    for key in "tsfab":
+        f = by_key[key]
+        assert f.in_metadata and f.where[1] in ("title", "subtitle", "thanks", "abstract")
+        assert (f.host_path, f.host_after, f.block_index) == (("blocks",), -1, -1)
+        assert f.cite_path[0] == "meta"
+    assert by_key["a"].cite_path[:3] == ("meta", "abstract", "c")
+    assert not by_key["body"].in_metadata and by_key["body"].host_path == ("blocks",)
 
 
 def test_the_walk_never_changes_the_document(constructs: dict) -> None:
@@ -312,3 +384,115 @@ def test_a_document_without_blocks_or_citations() -> None:
     assert find_citations({"blocks": []}) == []
     assert find_citations({}) == []
     assert find_citations(pandoc_json("No citations, only an e-mail: me@example.org.")) == []
+
+
+# --- one locator vocabulary (citeledger.locators) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # judge's own cases (tests/test_judge.py::test_normalize_locator): same contract
+        ("p. 14", ("page", "14")),
+        ("pp. 3–5", ("page", "3-5")),
+        ("14", ("page", "14")),
+        ("sec. 14.2", ("section", "14.2")),
+        ("§14.2", ("section", "14.2")),
+        ("chapter 3", ("chapter", "3")),
+        # where judge and the suffix parser used to disagree
+        ("pt. 3", ("part", "3")),
+        ("part 3", ("part", "3")),
+        ("fig 3", ("figure", "3")),
+        ("Fig. 3", ("figure", "3")),
+        ("art. 5", ("article", "5")),
+        ("article 5", ("article", "5")),
+        # lenient forms of a ledger's hand-typed locator
+        ("page 14", ("page", "14")),
+        ("pp.14", ("page", "14")),
+        ("p14", ("page", "14")),
+        ("§§ 3 - 4", ("section", "3-4")),
+        ("s.v. entry", ("sub verbo", "entry")),
+        ("vi", ("page", "vi")),  # a roman numeral is a page, not verse "i"
+        ("tbl 2", ("table", "2")),
+        ("somewhere else", ("other", "somewhere else")),
+    ],
+)
+def test_normalize_locator(text: str, expected: tuple[str, str]) -> None:
+    from citeledger.locators import normalize_locator
+
+    assert normalize_locator(text) == expected
+
+
+def test_no_locator_normalizes_to_none() -> None:
+    from citeledger.locators import normalize_locator
+
+    assert normalize_locator(None) is None and normalize_locator("") is None
+    assert normalize_locator(" , ") is None
+
+
+def test_every_form_reads_the_same_in_a_citation_and_in_the_ledger() -> None:
+    """What a citation carries and what a ledger quote says meet under one label."""
+    from citeledger.locators import TERMS, normalize_locator
+
+    for label, forms in TERMS.items():
+        for form in forms:
+            locator, rest = parse_locator(f", {form} 12")
+            assert locator is not None and rest == "", form
+            assert locator.label == label, form
+            assert normalize_locator(locator.raw) == (label, "12"), form
+            assert normalize_locator(f"{form.capitalize()} 12") == (label, "12"), form
+
+
+def test_a_citation_selects_its_quote_by_a_locator_written_differently() -> None:
+    """``[@k, pt. 3]`` meets a ledger quote at ``part 3`` (they used to disagree)."""
+    from citeledger.locators import normalize_locator
+
+    for cited, ledger in [("pt. 3", "part 3"), ("art. 5", "Article 5"), ("tbl. 2", "table 2")]:
+        (found,) = find_citations(pandoc_json(f"Claim [@k, {cited}]."))
+        assert found.ref.locator == cited
+        assert normalize_locator(found.ref.locator) == normalize_locator(ledger)
+
+
+CSL_SHOWING_LOCATORS = """<?xml version="1.0" encoding="utf-8"?>
+<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" version="1.0">
+  <info><title>t</title><id>t</id><updated>2020-01-01T00:00:00+00:00</updated></info>
+  <citation><layout delimiter="; "><text value="&lt;"/><text variable="locator"/>
+    <text value="&gt;"/></layout></citation>
+</style>
+"""
+
+
+def test_citeproc_terms_are_the_ones_pandoc_reads(tmp_path: Path) -> None:
+    """Pandoc's citeproc reads CITEPROC_TERMS as locators and leaves our extra labels (ch.,
+    art., tbl., …) in the suffix: asked of pandoc itself, with a style that prints locators."""
+    import subprocess
+
+    from helpers import PANDOC
+
+    from citeledger.locators import CITEPROC_TERMS, TERMS
+
+    forms = [(label, form) for label, fs in TERMS.items() for form in fs]
+    body = " ".join(f"X [@k, {form} 12]." for _, form in forms)
+    (tmp_path / "s.csl").write_text(CSL_SHOWING_LOCATORS)
+    markdown = f"---\nreferences:\n- id: k\n  type: book\n  title: T\n---\n\n{body}\n"
+    out = subprocess.run(
+        [PANDOC, "--citeproc", "--csl", str(tmp_path / "s.csl"), "-t", "plain", "--wrap=none"],
+        input=markdown.encode(),
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    shown = re.findall(r"X <([^>]*)>", out)
+    assert len(shown) == len(forms)
+    read = {form for (_, form), loc in zip(forms, shown, strict=True) if loc == "12"}
+    wanted = {form for fs in CITEPROC_TERMS.values() for form in fs}
+    assert read == wanted
+
+
+def test_each_definition_term_and_metadata_field_has_its_own_claim() -> None:
+    """Terms and metadata inlines are read through a stand-in block; each keeps its own text."""
+    terms = "".join(f"Term {n} [@k{n}]\n:   Definition {n}.\n\n" for n in range(1, 9))
+    found = find_citations(pandoc_json(terms))
+    assert [f.ref.claim for f in found] == [f"Term {n}" for n in range(1, 9)]
+    fields = "---\ntitle: Title words [@t]\nsubtitle: Sub words [@s]\nthanks: Thanks [@f].\n---\n"
+    found = find_citations(pandoc_json(fields + "\nBody.\n"))
+    assert [f.ref.claim for f in found] == ["Title words", "Sub words", "Thanks."]

@@ -85,7 +85,7 @@ def test_filter_on_corpus_document(entry: dict, fmt: str, judges: LedgerJudges) 
     if not found:
         assert run.out == raw  # nothing to do: byte for byte what pandoc wrote
         return
-    after = _census(run.doc["blocks"])
+    after = _census([run.doc["blocks"], list(run.doc["meta"].values())])
     assert after["flags"] == len(found)
     assert len(run.warnings) >= len(found)
     if fmt == "html":
@@ -93,7 +93,8 @@ def test_filter_on_corpus_document(entry: dict, fmt: str, judges: LedgerJudges) 
     else:
         assert after["alerts"] == len(found)
     # every Cite is still a Cite (citeproc formats it), and a second run changes nothing
-    assert after["cites"] == _census(json.loads(raw)["blocks"])["cites"]
+    before = json.loads(raw)
+    assert after["cites"] == _census([before["blocks"], list(before["meta"].values())])["cites"]
     assert run_main(run.out, fmt, judge_factory=judges, environ={}).out == run.out
 
 

@@ -104,7 +104,12 @@ def test_citation_text_does_not_count_as_words() -> None:
 
 
 @pytest.mark.parametrize(
-    "key", ["fig-plot", "fig:plot", "sec:intro", "sec-intro", "tbl-1", "tbl:x", "eq-1", "eq:a"]
+    "key",
+    [
+        *("fig-plot", "fig:plot", "sec:intro", "sec-intro", "tbl-1", "tbl:x", "eq-1", "eq:a"),
+        *("thm-main", "lem-a", "cor-b", "prp-c", "cnj-d", "def-e", "exm-f", "exr-g", "sol-h"),
+        *("rem-i", "nte-j", "tip-k", "wrn-l", "imp-m", "cau-n"),  # Quarto's callouts
+    ],
 )
 def test_cross_references_are_not_provenance(key: str) -> None:
     assert is_crossref(key)
@@ -115,6 +120,20 @@ def test_cross_references_are_not_provenance(key: str) -> None:
 @pytest.mark.parametrize("key", ["smith2020", "doi:10.1101/2020.01.01", "url:https://x.org", "fig"])
 def test_real_keys_are_citations(key: str) -> None:
     assert not is_crossref(key)
+
+
+def test_the_filter_and_coverage_share_one_crossref_test() -> None:
+    from citeledger import citations, coverage
+
+    assert coverage.is_crossref is citations.is_crossref
+
+
+def test_custom_crossref_kinds_of_the_document_are_not_provenance() -> None:
+    meta = "---\ncrossref:\n  custom:\n    - kind: float\n      key: vid\n---\n\n"
+    got = sentences(meta + "As the clip @vid-intro shows, the curve rises steeply.")
+    assert got == [("As the clip @vid-intro shows, the curve rises steeply.", False)]
+    got = sentences("As the clip @vid-intro shows, the curve rises steeply.")
+    assert got[0][1] is True  # without the custom kind, vid-intro is a citation key
 
 
 def test_crossref_mixed_with_a_real_key_is_provenance() -> None:
@@ -323,3 +342,32 @@ def test_github_handles_in_links_and_tables_give_no_provenance() -> None:
     assert '"Cite"' in json.dumps(doc), "the negative is expected to hold parsed @handles"
     cov = compute_coverage(doc)
     assert cov.with_provenance == 0
+
+
+def test_coverage_is_the_same_after_the_filter_marks_unverified_claims(tmp_path: Path) -> None:
+    """The filter decorates ``.unverified`` with ``citeledger-unverified``: still the writer's."""
+    import subprocess
+    import sys
+
+    import pypandoc
+
+    doc = tmp_path / "d.md"
+    doc.write_text(
+        "[The model says this of its own accord, without any source]{.unverified}.\n\n"
+        "::: unverified\nA whole paragraph the writer has not sourced at all yet.\n:::\n\n"
+        "An ordinary sentence that has no provenance of any kind.\n",
+        encoding="utf-8",
+    )
+    pandoc = pypandoc.get_pandoc_path()
+    raw = subprocess.run([pandoc, str(doc), "-t", "json"], capture_output=True, check=True)
+    filt = str(Path(sys.executable).parent / "pandoc-citeledger")
+    filtered = subprocess.run(
+        [pandoc, str(doc), "--filter", filt, "-t", "json"],
+        capture_output=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    before = compute_coverage(json.loads(raw.stdout))
+    after = compute_coverage(json.loads(filtered.stdout))
+    assert (before.prose_sentences, before.with_provenance) == (3, 2)
+    assert (after.prose_sentences, after.with_provenance) == (3, 2)

@@ -9,6 +9,7 @@ strict builds fail, bad input fails in one line, and a second run changes nothin
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -61,7 +62,8 @@ def test_a_second_run_changes_nothing(all_states: bytes, fmt: str) -> None:
     second = fixture(first.out, fmt)
     assert second.code == 0
     assert second.out == first.out
-    assert second.warnings == []
+    # every citation is judged again: the same breakdowns are reported again, never hidden
+    assert second.warnings == first.warnings and len(first.warnings) == 12
 
 
 def test_blocks_without_citations_are_passed_through_untouched() -> None:
@@ -326,7 +328,13 @@ def test_docx_uses_custom_styles_and_bold_words() -> None:
     doc = fixture(pandoc_bytes("Claim [@st-stale]."), "docx").doc
     div = with_class(doc, "Div", "citeledger-breakdown")[0]
     assert ["custom-style", "Citeledger Breakdown"] in div["c"][0][2]
-    assert div["c"][1][0]["c"][0]["t"] == "Strong"
+    (raw,) = div["c"][1]  # the paragraphs as WordprocessingML (render.ooxml)
+    assert raw["c"][0] == "openxml"
+    assert raw["c"][1].startswith('<w:p><w:pPr><w:pStyle w:val="CiteledgerBreakdown"/></w:pPr>')
+    assert '<w:b/><w:bCs/></w:rPr><w:t xml:space="preserve">Unchecked</w:t>' in raw["c"][1]
+    odt = fixture(pandoc_bytes("Claim [@st-stale]."), "odt").doc
+    div = with_class(odt, "Div", "citeledger-breakdown")[0]
+    assert div["c"][1][0]["c"][0]["t"] == "Strong"  # ODT: pandoc's own rendering
     styled = [
         n for n in walk(with_class(doc, "Span", "citeledger-flag")[0]) if n.get("t") == "Span"
     ]
@@ -594,3 +602,91 @@ def test_an_html_build_writes_the_evidence_pages_it_links(tmp_path: Path, monkey
     assert f"evidence/{pages[0]}" in hrefs
     page = (tmp_path / "evidence" / pages[0]).read_text()
     assert "<script" not in page and SECRET not in page
+
+
+# --- cross-references, GitHub alerts, unwritable evidence pages -------------------------------
+
+
+def test_quarto_crossrefs_and_custom_kinds_are_left_alone() -> None:
+    raw = pandoc_bytes(
+        "---\ncrossref:\n  custom:\n    - kind: float\n      key: vid\n---\n\n"
+        "By @thm-main and @lem-two, see @nte-x, @cau-y, @def-z and @vid-intro; [@st-stale].\n"
+    )
+    run = fixture(raw)
+    wrapped = [
+        item["citationId"]
+        for w in with_class(run.doc, "Span", "citeledger-cite")
+        for n in walk(w)
+        if n.get("t") == "Cite"
+        for item in n["c"][0]
+    ]
+    assert wrapped == ["st-stale"]
+    assert len(run.warnings) == 1
+
+
+MARKDOWN_NESTED = (
+    "- A list claim [@st-stale].\n"
+    "    - A nested claim [@st-tampered].\n\n"
+    "> A quoted claim [@st-unchecked].\n\n"
+    "Term\n:   A definition claim [@st-retracted].\n\n"
+    "A body claim.^[A note claims it [@st-disputed].]\n\n"
+    "::: aside\nA div claim [@st-withdrawn].\n:::\n\n"
+    "1.  An item.\n\n    | Cell |\n    |------|\n    | In a table in a list [@st-not-in-ledger] |\n"
+)
+
+
+@pytest.mark.parametrize("fmt", ["gfm", "commonmark", "commonmark_x", "markdown"])
+def test_github_alerts_are_never_nested(fmt: str) -> None:
+    """GitHub renders ``> [!CAUTION]`` only at the top level: each goes after its top block."""
+    import subprocess
+
+    from helpers import PANDOC
+
+    run = fixture(pandoc_bytes(MARKDOWN_NESTED), fmt)
+    text = subprocess.run(
+        [PANDOC, "-f", "json", "-t", fmt, "--wrap=none"],
+        input=run.out,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    lines = text.splitlines()
+    alerts = [i for i, line in enumerate(lines) if "[!CAUTION]" in line]
+    assert len(alerts) == 7
+    assert all(lines[i] == "> [!CAUTION]" for i in alerts), [lines[i] for i in alerts]
+    for i in alerts:  # an alert starts a block of its own: a blank line before it
+        assert lines[i - 1] == "" or lines[i - 1].startswith("<!--")
+    # in citation order, each after the top-level block that holds its claim
+    numbers = [re.search(r"^> Citation (\d+):", "\n".join(lines[i : i + 5]), re.M) for i in alerts]
+    assert [int(m.group(1)) for m in numbers if m] == [1, 2, 3, 4, 5, 6, 7]
+    assert text.index("A nested claim") < text.index("> [!CAUTION]") < text.index("A quoted")
+
+
+def test_other_formats_keep_the_callout_next_to_the_claim() -> None:
+    doc = fixture(pandoc_bytes(MARKDOWN_NESTED), "html").doc
+    item = doc["blocks"][0]["c"][0]
+    assert [b["t"] for b in item] == ["Plain", "Div", "BulletList"]  # inside the list item
+
+
+@pytest.mark.parametrize(
+    ("folder", "reason"),
+    [("m.md", "File exists"), ("/proc/citeledger-nope", "No such file or directory")],
+)
+def test_unwritable_evidence_pages_are_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, reason: str
+) -> None:
+    from citeledger.evidence import EvidenceReader
+
+    class Reads(FixtureJudge):
+        reader = EvidenceReader(str(tmp_path / ".citeledger"))
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.md").write_text("the writer's own file\n")
+    raw = pandoc_bytes("A [@st-checked].", "-M", f"citeledger.evidence-pages={folder}")
+    run = run_main(raw, "html", judge_factory=Reads)
+    assert run.code == 2
+    assert run.out == b""
+    assert run.err.splitlines() == [
+        f"[ERROR] citeledger: cannot write evidence pages to {folder}: {reason}"
+        " — set citeledger.evidence-pages to a folder you can write"
+    ]
+    assert (tmp_path / "m.md").read_text() == "the writer's own file\n"

@@ -42,7 +42,16 @@ def _standalone(case: str, fmt: str, out: Path, *extra: str) -> None:
     TEX is None, reason="no pdflatex, lualatex or xelatex on PATH (CI installs TeX Live)"
 )
 @pytest.mark.parametrize(
-    ("case", "extra"), [("states", ()), ("constructs", ()), ("constructs", ("-H",))]
+    ("case", "extra"),
+    [
+        ("states", ()),
+        ("constructs", ()),
+        ("constructs", ("-H",)),
+        ("claims", ()),
+        ("unverified", ()),  # markers only: no callout, yet the header is there
+        ("sources", ()),  # text fragments (#, %, ~) in \href
+        ("metadata", ()),  # flags in \title, \thanks and the abstract
+    ],
 )
 def test_latex_output_compiles(case: str, extra: tuple[str, ...], tmp_path: Path) -> None:
     (tmp_path / "figure.png").write_bytes(PNG)

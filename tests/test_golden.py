@@ -69,3 +69,38 @@ def test_goldens_cover_every_state_in_every_family(fmt: str) -> None:
         if state.is_breakdown:
             assert state.title.lower() in flat, (fmt, state)
             assert f"{state.value.replace('-', ' ')}]" in flat, (fmt, state)
+
+
+def _flat(case: str, fmt: str) -> str:
+    """A golden as words: tags, escapes and quote marks of every family taken out."""
+    text = (GOLDEN / case / f"expected.{FORMATS[fmt]}").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", text)  # HTML tags (the brackets are spans of their own)
+    text = text.replace("{[}", "[").replace("{]}", "]").replace("\\", "").replace("**", "")
+    return " ".join(re.sub(r"^[>\s]+", " ", line) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_unverified_golden_says_unverified_in_words_at_every_marker(fmt: str) -> None:
+    """Five markers (one nested marker adds none): five ``[unverified]``, and no breakdown."""
+    flat = _flat("unverified", fmt)
+    assert flat.count("[unverified]") == 5, flat
+    assert "citation" not in flat.lower()  # no flag, no callout, no audit
+
+
+@pytest.mark.parametrize("fmt", ["html", "latex"])  # docx read back merges bookmarks at one spot
+def test_claims_golden_anchors_each_claim_once(fmt: str) -> None:
+    text = (GOLDEN / "claims" / f"expected.{FORMATS[fmt]}").read_text(encoding="utf-8")
+    for n in range(1, 9):
+        anchor = f"citeledger-claim-{n}"
+        defined = re.findall(rf'(?:id="|label{{|\[\]{{#|{{#){anchor}\b', text)
+        assert len(defined) == 1, (fmt, anchor, defined)
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_sources_golden_links_checked_web_citations_only(fmt: str) -> None:
+    text = (GOLDEN / "sources" / f"expected.{FORMATS[fmt]}").read_text(encoding="utf-8")
+    assert "SECRET" not in text
+    if fmt == "plain":
+        return  # plain drops URLs; the audit table still names "source at the passage"
+    fragment = "https://example.org/manual.html#:~:text="
+    assert text.count(fragment.replace("#", "\\#") if fmt == "latex" else fragment) >= 2

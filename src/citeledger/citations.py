@@ -7,12 +7,35 @@ build of a thesis and converting the whole document would cost more than pandoc 
 
 What counts: every citation item of every ``Cite`` in body blocks, notes, tables (caption, head,
 body, foot cells), figures (caption and body), headings, lists, definition lists, block quotes,
-divs, spans and link text, in document order; a ``Cite`` nested in another's prefix or suffix
-belongs to the outer one. What does not count: metadata (``nocite``, a cite in ``title``), image
-alt text (pandoc copies a figure's caption into its image's alt, so counting it would judge the
-same words twice), cross-references (``@fig-…``/``@fig:…`` and the ``sec``, ``tbl``, ``eq``,
-``lst`` kinds), and Cites the filter has already processed (inside a ``citeledger-cite`` Span:
-that is what makes the filter idempotent; they still take their occurrence numbers).
+divs, spans and link text, and in the metadata fields a reader sees (``title``, ``subtitle``,
+``thanks``, ``abstract``: these come first, in that order, as they are printed); a ``Cite``
+nested in another's prefix or suffix belongs to the outer one. A metadata citation's callout
+goes at the top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1): a title cannot
+hold a block, and a template may not print the abstract at all (an HTML fragment, GFM), while
+the top of the body is always shown. What does not count: other metadata (``nocite``, ``keywords``,
+``author``), image alt text (pandoc copies a figure's caption into its image's alt, so counting
+it would judge the same words twice), and cross-references (``is_crossref``: pandoc-crossref's
+``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys of the document's
+``crossref: custom:`` types).
+
+What the filter added on an earlier run never hides a citation: a ``Cite`` inside a
+``citeledger-cite`` wrapper (made by the filter, or written by hand) is found like any other, with
+the quote selector the wrapper stored (``data-citeledger-selectors``) since the filter strips it
+from the suffix; the filter's own words (flags, links, anchors, ``[unverified]`` labels) are not
+part of any claim, so a filtered document yields the same citations and claims as its source.
+``Scan.previous`` says such output is present (``render.previous`` removes it before a re-run).
+
+The claim of a citation is the sentence that carries it, unless the writer marked the words
+explicitly with a ``[…]{.claim}`` Span, which then wins (seed 002): a claim Span that holds the
+Cite (``[Appeals take 60 days [@hchm]]{.claim}``), or that stands directly before it with only
+spaces between (``[Appeals take 60 days]{.claim} [@hchm]``), or directly after an author-in-text
+one (``@doe [argues that …]{.claim}``). The nearest wins: the Span beside the Cite before the
+one around it. For a note made only of citations the same holds where the note is attached
+(``[Appeals take 60 days]{.claim}^[@hchm]``). An empty claim Span says nothing, and is ignored.
+
+The same walk collects the writer's unverified markers (seed 001): each Span or Div with the
+class ``unverified`` that the filter has not marked yet (``citeledger-unverified``), outermost
+only — a marker inside another adds nothing. They are not citations and are never judged.
 
 This module must never do I/O, judge a citation, or change the document it is given.
 """
@@ -24,13 +47,51 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from citeledger.locators import Locator as Locator
+from citeledger.locators import parse_locator as parse_locator
 from citeledger.model import CitationRef
 
 Json = Any
 Path = tuple[str | int, ...]
 
-CROSSREF_PREFIXES = ("fig-", "sec-", "tbl-", "eq-", "lst-", "fig:", "sec:", "tbl:", "eq:", "lst:")
+# pandoc-crossref (``fig:x``) and Quarto (``fig-x``) reference kinds, Quarto's theorem-like and
+# callout kinds included; a document's ``crossref: custom:`` kinds add theirs (crossref_prefixes)
+_FLOAT_KINDS = ("fig", "sec", "tbl", "eq", "lst")
+_THEOREM_KINDS = ("thm", "lem", "cor", "prp", "cnj", "def", "exm", "exr", "sol", "rem")
+_CALLOUT_KINDS = ("nte", "tip", "wrn", "imp", "cau")
+CROSSREF_PREFIXES = (
+    *(f"{kind}-" for kind in _FLOAT_KINDS),
+    *(f"{kind}:" for kind in _FLOAT_KINDS),
+    *(f"{kind}-" for kind in _THEOREM_KINDS + _CALLOUT_KINDS),
+)
+METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
+
+# What the filter adds (render.base uses these names); a later walk must see through them.
 PROCESSED_CLASS = "citeledger-cite"  # the Span the filter wraps around a Cite it has handled
+CHECKED_CLASS = "citeledger-checked"  # on that Span, when every item is checked
+STATES_ATTRIBUTE = "data-citeledger-states"  # on that Span: each item's state, in order
+SELECTORS_ATTRIBUTE = "data-citeledger-selectors"  # on that Span: "0=q1 2=intro" (item=quote id)
+FLAG_CLASS = "citeledger-flag"
+EVIDENCE_CLASS = "citeledger-evidence"
+SOURCE_CLASS = "citeledger-source"
+CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
+CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
+BREAKDOWN_CLASS = "citeledger-breakdown"
+AUDIT_CLASS = "citeledger-audit"
+UNVERIFIED_LABEL_CLASS = "citeledger-unverified-label"
+ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (render.markdown)
+# inline additions whose words are the filter's, never the writer's claim
+_FILTER_WORDS = frozenset(
+    {FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS, UNVERIFIED_LABEL_CLASS}
+)
+# anything whose presence means the filter ran on this document before
+_FILTER_MADE = frozenset(
+    {PROCESSED_CLASS, FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS}
+    | {BREAKDOWN_CLASS, AUDIT_CLASS}
+)
+CLAIM_CLASS = "claim"  # the writer's explicit claim Span: ``[words]{.claim}``
+UNVERIFIED_CLASS = "unverified"  # the writer's declared, unscored claim (Span or Div)
+UNVERIFIED_MARKED_CLASS = "citeledger-unverified"  # added by the filter: marked already
 ATTRIBUTE_PREFIX = "citeledger-"  # element attributes that override options (see options.py)
 
 _BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
@@ -40,9 +101,62 @@ _SIMPLE_INLINE_CONTAINERS = frozenset(
 )
 
 
-def is_crossref(key: str) -> bool:
-    """Quarto (``fig-x``) and pandoc-crossref (``fig:x``) references are not citations."""
-    return key.startswith(CROSSREF_PREFIXES)
+def is_crossref(key: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool:
+    """Quarto (``fig-x``) and pandoc-crossref (``fig:x``) references are not citations.
+
+    ``prefixes``: ``crossref_prefixes(meta)`` for a document that defines custom kinds.
+    """
+    return key.startswith(prefixes)
+
+
+def crossref_prefixes(meta: Mapping[str, Json] | None) -> tuple[str, ...]:
+    """The cross-reference prefixes of a document: the built-in ones plus each ``key`` of
+    Quarto's ``crossref: custom:`` list (``key: vid`` → ``@vid-intro`` is a reference)."""
+    if not isinstance(meta, Mapping):
+        return CROSSREF_PREFIXES
+    crossref = meta.get("crossref")
+    if not isinstance(crossref, dict) or crossref.get("t") != "MetaMap":
+        return CROSSREF_PREFIXES
+    custom = crossref["c"].get("custom")
+    if not isinstance(custom, dict):
+        return CROSSREF_PREFIXES
+    entries = custom.get("c") if custom.get("t") == "MetaList" else [custom]
+    extra: list[str] = []
+    for entry in entries or []:
+        if isinstance(entry, dict) and entry.get("t") == "MetaMap":
+            key = _meta_string(entry["c"].get("key"))
+            if key and f"{key}-" not in CROSSREF_PREFIXES:
+                extra.append(f"{key}-")
+    return (*CROSSREF_PREFIXES, *dict.fromkeys(extra)) if extra else CROSSREF_PREFIXES
+
+
+def _meta_string(value: Json) -> str:
+    if not isinstance(value, dict):
+        return ""
+    if value.get("t") == "MetaString":
+        return str(value.get("c", "")).strip()
+    if value.get("t") == "MetaInlines":
+        return plain_text(value.get("c", [])).strip()
+    return ""
+
+
+def stored_selectors(span: Json) -> dict[int, str]:
+    """The quote selectors a ``citeledger-cite`` wrapper stored, by item index (see module doc)."""
+    out: dict[int, str] = {}
+    for key, value in span["c"][0][2]:
+        if key != SELECTORS_ATTRIBUTE:
+            continue
+        for pair in value.split():
+            index, _, selector = pair.partition("=")
+            if index.isdigit() and _SELECTOR.fullmatch(f"quote:{selector}"):
+                out[int(index)] = selector
+    return out
+
+
+def citation_items(cite: Json, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> list[Json]:
+    """The non-crossref citation items of a Cite (nested ones in their place), in walk order:
+    the order of ``FoundCitation``s and of a wrapper's stored states and selectors."""
+    return [item for item, _ in _Walker(prefixes)._items(cite, ())]
 
 
 @dataclass(frozen=True)
@@ -58,6 +172,11 @@ class FoundCitation:
     (innermost wins); ``in_link`` says the citation is inside link text (no link may nest there).
     ``claim_at`` is the path of the Note when the citation sits in a note made only of
     citations: the claim, and so its anchor and callout, belong where the note is attached.
+    ``claim_span`` is the path of the writer's explicit ``[…]{.claim}`` Span when that is the
+    claim (``ref.claim`` is then its text): the claim anchor goes on it, wherever the citation is.
+    ``block_index`` is the top-level body block holding the citation (-1 for metadata), and
+    ``list_depth`` how many list items enclose the callout's host (0: none): formats that cannot
+    nest a callout there (GitHub alerts) or must number it (Word) need them.
     """
 
     ref: CitationRef
@@ -69,7 +188,14 @@ class FoundCitation:
     attributes: tuple[tuple[str, str], ...] = ()
     in_link: bool = False
     claim_at: Path | None = None  # a citation-only note: the claim is where its Note stands
+    claim_span: Path | None = None  # the writer's ``[…]{.claim}`` Span, when it is the claim
     block_index: int = field(default=0, compare=False)
+    list_depth: int = field(default=0, compare=False)
+
+    @property
+    def in_metadata(self) -> bool:
+        """In the title, subtitle, thanks or abstract (``where`` starts with ``metadata``)."""
+        return bool(self.where) and self.where[0] == "metadata"
 
     @property
     def anchor(self) -> str:
@@ -87,13 +213,31 @@ class FoundCitation:
         return None
 
 
+class Scan(NamedTuple):
+    """What one walk of a document finds: its citations and its unverified markers."""
+
+    citations: list[FoundCitation]
+    unverified: list[Json]  # the Span and Div nodes themselves (the filter marks them in place)
+    previous: bool = False  # output of an earlier filter run is present (``render.previous``)
+    prefixes: tuple[str, ...] = CROSSREF_PREFIXES  # this document's cross-reference prefixes
+
+
 def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
-    """Every non-crossref citation item of the document body, in document order."""
-    walker = _Walker()
+    """Every non-crossref citation item of the document (metadata fields, then body), in order."""
+    return scan_document(doc_json).citations
+
+
+def scan_document(doc_json: dict[str, Json]) -> Scan:
+    """Citations and not-yet-marked unverified Spans and Divs, in document order."""
+    meta = doc_json.get("meta")
+    walker = _Walker(crossref_prefixes(meta))
+    if isinstance(meta, dict):
+        for name in METADATA_FIELDS:
+            walker.metadata(meta.get(name), name)
     blocks = doc_json.get("blocks")
     if isinstance(blocks, list):
         walker.blocks(blocks, ("blocks",), _Ctx.top())
-    return walker.found
+    return Scan(walker.found, walker.unverified, walker.previous, walker.prefixes)
 
 
 def resolve(doc_json: Json, path: Path) -> Json:
@@ -143,6 +287,11 @@ def _text(
             out.append("‘" if single else "“")
             _text(c[1], out, marks, claim)
             out.append("’" if single else "”")
+        elif t == "Span" and claim and _FILTER_WORDS.intersection(c[0][1]):
+            # the filter's words (a flag, a link, an anchor, a label) are not the writer's claim
+            if marks is not None:
+                for node in _cites_and_notes(c[1]):
+                    marks[id(node)] = len(out)
         elif t in ("Span", "Link"):
             _text(c[1], out, marks, claim)
         elif t == "Image":
@@ -160,6 +309,16 @@ def _text(
         elif t == "Note" and marks is not None:
             marks[id(el)] = len(out)
         # RawInline and unknown inlines carry no prose
+
+
+def _cites_and_notes(node: Json) -> Iterator[Json]:
+    if isinstance(node, list):
+        for child in node:
+            yield from _cites_and_notes(child)
+    elif isinstance(node, dict):
+        if node.get("t") in ("Cite", "Note"):
+            yield node
+        yield from _cites_and_notes(node.get("c"))
 
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)\]»”’])")
@@ -242,165 +401,16 @@ def _is_citation_only(sentence: str) -> bool:
 
 
 class _BlockText(NamedTuple):
+    block: Json  # held, so that its id() is not reused by another block while cached
     text: str
     marks: dict[int, int]
     spans: list[tuple[int, int]]
     sentences: dict[tuple[int, int], str]  # squashed sentence text, per span, on demand
 
 
-# --------------------------------------------------------------------------- locators
-
-_PAGE = "page"
-_TERM_FORMS = {
-    "book": "bk. bks. book books",
-    "chapter": "ch. chs. chap. chaps. chapter chapters",
-    "column": "col. cols. column columns",
-    "figure": "fig. figs. figure figures",
-    "folio": "fol. fols. folio folios",
-    "issue": "no. nos. number numbers issue issues",
-    "line": "l. ll. line lines",
-    "note": "n. nn. note notes",
-    "opus": "op. opp. opus opera",
-    "page": "p. pp. p pp pg. pgs. page pages",
-    "paragraph": "para. paras. paragraph paragraphs ¶ ¶¶",
-    "part": "pt. pts. part parts",
-    "section": "sec. secs. section sections § §§",
-    "sub verbo": "s.v. s.vv. sub_verbo sub_verbis",
-    "verse": "v. vv. verse verses",
-    "volume": "vol. vols. volume volumes",
-}  # CSL's locator terms (en-US long, short and symbol forms) plus "ch."; "_" stands for a space
-_LOCATOR_TERMS: Mapping[str, str] = {
-    form.replace("_", " "): term for term, forms in _TERM_FORMS.items() for form in forms.split()
-}
+# --------------------------------------------------------------------------- selectors
 
 _SELECTOR = re.compile(r"(?<!\S)quote:([\w-]+(?:[.:][\w-]+)*)")
-_ROMAN = re.compile(
-    r"^(?=[ivxlcdm]+$)m{0,4}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.IGNORECASE
-)
-_UNIT = re.compile(r"^[\w()\[\]{}.:\-–—‐§]+$")
-_NON_ALNUM = re.compile(r"[^0-9A-Za-z]+")
-
-
-@dataclass(frozen=True)
-class Locator:
-    """A pinpoint as citeproc reads it: the CSL term (``page``, ``section``…) and its value."""
-
-    label: str
-    value: str
-    raw: str  # as written, whitespace collapsed: "p. 14", "pp. 3–5", "§ 4", "89"
-
-
-def parse_locator(suffix_text: str) -> tuple[Locator | None, str]:
-    """Split a citation suffix into its locator and the rest, following pandoc's citeproc.
-
-    Accepts ``, p. 14``, ``pp. 3–5``, ``sec. 2``, ``ch. 3``, ``§ 4``, ``§4``, ``p.3``, a bare
-    ``89`` (an implicit page, digits required), and the delimited form ``{35-89, 102}`` or
-    ``p. {(a)}``. Anything after the locator is suffix. Without a locator the whole text is
-    returned as the rest.
-    """
-    text = _WS.sub(" ", suffix_text.replace("\xa0", " ")).strip()
-    body = text[1:].lstrip() if text.startswith(",") else text
-    delimited = _parse_delimited(body)
-    if delimited is not None:
-        return delimited
-    integrated = _parse_integrated(body)
-    if integrated is not None:
-        return integrated
-    return None, text
-
-
-def _match_label(words: list[str]) -> tuple[str, int, str] | None:
-    """The longest locator term at the start of ``words``: (term, words used, text matched)."""
-    if len(words) >= 2:
-        two = f"{words[0]} {words[1]}".lower()
-        if two in _LOCATOR_TERMS:
-            return _LOCATOR_TERMS[two], 2, f"{words[0]} {words[1]}"
-    if words and words[0].lower() in _LOCATOR_TERMS:
-        return _LOCATOR_TERMS[words[0].lower()], 1, words[0]
-    return None
-
-
-def _split_glued_label(words: list[str]) -> list[str]:
-    """``p.3`` and ``§4`` carry their label glued to the value; citeproc splits them."""
-    if not words:
-        return words
-    first = words[0]
-    if first[:1] in "§¶" and len(first) > 1 and first[1:2] not in "§¶":
-        return [first[0], first[1:], *words[1:]]
-    dot = first.rfind(".")
-    if 0 < dot < len(first) - 1 and first[: dot + 1].lower() in _LOCATOR_TERMS:
-        return [first[: dot + 1], first[dot + 1 :], *words[1:]]
-    return words
-
-
-def _is_unit(word: str, explicit: bool) -> bool:
-    """A locator word as citeproc accepts it: digits, or a roman numeral after an explicit label."""
-    if not word or not _UNIT.match(word):
-        return False
-    if word.count("(") != word.count(")") or word.count("[") != word.count("]"):
-        return False
-    if any(ch.isdigit() for ch in word):
-        return True
-    return explicit and any(_ROMAN.match(part) for part in _NON_ALNUM.split(word) if part)
-
-
-def _parse_integrated(body: str) -> tuple[Locator, str] | None:
-    words = _split_glued_label(body.split(" ")) if body else []
-    label = _match_label(words)
-    term, used, label_text = label if label is not None else (_PAGE, 0, "")
-    values: list[str] = []
-    i = used
-    while i < len(words):
-        word, sep = words[i], ""
-        if len(word) > 1 and word[-1] in ",;":
-            word, sep = word[:-1], word[-1]
-        if not _is_unit(word, explicit=label is not None):
-            break
-        values.append(word + sep)
-        i += 1
-    if not values:
-        return None
-    last = values[-1]
-    trailing = last[-1] if last[-1] in ",;" else ""
-    if trailing:
-        values[-1] = last[:-1]  # a separator not followed by another unit belongs to the suffix
-    value = " ".join(values)
-    rest = " ".join(words[i:])
-    if trailing and rest:
-        rest = f"{trailing} {rest}"
-    return Locator(term, value, f"{label_text} {value}".strip()), rest
-
-
-def _parse_delimited(body: str) -> tuple[Locator, str] | None:
-    brace = body.find("{")
-    if brace < 0:
-        return None
-    label_text = body[:brace].strip()
-    if label_text and label_text.lower() not in _LOCATOR_TERMS:
-        return None
-    depth = 0
-    for j in range(brace, len(body)):
-        if body[j] == "{":
-            depth += 1
-        elif body[j] == "}":
-            depth -= 1
-            if depth == 0:
-                inner = body[brace + 1 : j].strip()
-                rest = body[j + 1 :].strip()
-                break
-    else:
-        return None
-    term = _LOCATOR_TERMS[label_text.lower()] if label_text else _PAGE
-    if not label_text:
-        words = inner.split(" ")
-        label = _match_label(words)
-        if label is not None:
-            term, used, label_text = label
-            inner = " ".join(words[used:])
-    if not inner and not label_text:
-        return None
-    raw = f"{label_text} {inner}".strip()
-    return Locator(term, inner, raw), rest
 
 
 def parse_selector(suffix_text: str) -> tuple[str | None, str]:
@@ -438,6 +448,18 @@ class _NoteParent(NamedTuple):
     ctx: _Ctx  # the walk's context at that block
     note: Json  # the Note inline itself
     path: Path  # its path: the claim anchor of a citation-only note goes there
+    siblings: list[Json]  # the inline list holding the Note (an explicit claim Span beside it)
+
+
+class _Around(NamedTuple):
+    """A Cite or Note where it stands: the inline list holding it, at which index, and its path.
+
+    The list's own path is ``path[:-1]``.
+    """
+
+    inlines: list[Json]
+    at: int
+    path: Path
 
 
 class _Ctx(NamedTuple):
@@ -450,10 +472,20 @@ class _Ctx(NamedTuple):
     attributes: tuple[tuple[str, str], ...]
     in_link: bool
     note_parent: _NoteParent | None  # the note we are in: its path, the block holding it
+    claim_span: tuple[Path, Json] | None = None  # the innermost ``.claim`` Span around us
+    unverified: bool = False  # inside an unverified marker: nested ones add nothing
+    lists: int = 0  # list items around the current element (a note starts afresh)
+    host_lists: int = 0  # list items around the callout's host
+    meta: bool = False  # in a metadata field: callouts go to the top of the body
+    wrapper: _Wrapper | None = None  # inside a ``citeledger-cite`` wrapper
 
     @staticmethod
     def top() -> _Ctx:
         return _Ctx(("blocks",), -1, False, (), (), False, None)
+
+    @staticmethod
+    def metadata(name: str) -> _Ctx:
+        return _Ctx(("blocks",), -1, True, ("metadata", name), (), False, None, meta=True)
 
     def enter(self, name: str) -> _Ctx:
         return self._replace(where=(*self.where, name))
@@ -462,11 +494,34 @@ class _Ctx(NamedTuple):
 _LIST_NAMES = {"BulletList": "bullet-list", "OrderedList": "ordered-list"}
 
 
+class _Wrapper(NamedTuple):
+    """A ``citeledger-cite`` Span: where it stands (claim Spans beside it), what it stored."""
+
+    around: _Around
+    selectors: dict[int, str]
+
+
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(self, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> None:
+        self.prefixes = prefixes
         self.found: list[FoundCitation] = []
+        self.unverified: list[Json] = []
         self.occurrence = 0
+        self.previous = False  # output of an earlier run seen
         self._texts: dict[int, _BlockText] = {}
+
+    # metadata --------------------------------------------------------------
+
+    def metadata(self, value: Json, name: str) -> None:
+        """A metadata field a reader sees: inlines (title) or blocks (abstract)."""
+        if not isinstance(value, dict):
+            return
+        path: Path = ("meta", name, "c")
+        ctx = _Ctx.metadata(name)
+        if value.get("t") == "MetaInlines" and isinstance(value.get("c"), list):
+            self.inlines(value["c"], path, ctx, {"t": "Plain", "c": value["c"]})
+        elif value.get("t") == "MetaBlocks" and isinstance(value.get("c"), list):
+            self.blocks(value["c"], path, ctx)
 
     # blocks ----------------------------------------------------------------
 
@@ -477,7 +532,9 @@ class _Walker:
             t = block.get("t")
             if t in _BLOCK_LEAVES:
                 continue
-            here = ctx if ctx.fixed else ctx._replace(host_path=path, host_after=i)
+            here = ctx
+            if not ctx.fixed:
+                here = ctx._replace(host_path=path, host_after=i, host_lists=ctx.lists)
             self.block(block, (*path, i), here)
 
     def block(self, block: Json, path: Path, ctx: _Ctx) -> None:
@@ -492,12 +549,15 @@ class _Walker:
             for j, line in enumerate(c):
                 self.inlines(line, (*path, "c", j), inner, block)
         elif t == "BlockQuote":
+            self.previous = self.previous or is_alert(block)
             self.blocks(c, (*path, "c"), ctx.enter("block-quote"))
         elif t == "Div":
-            self.blocks(c[1], (*path, "c", 1), self._with_attributes(ctx.enter("div"), c[0]))
+            self.previous = self.previous or bool(_FILTER_MADE.intersection(c[0][1]))
+            inner = self._with_attributes(ctx.enter("div"), c[0])
+            self.blocks(c[1], (*path, "c", 1), self._unverified(block, inner))
         elif t in _LIST_NAMES:
             items, base = (c[1], (*path, "c", 1)) if t == "OrderedList" else (c, (*path, "c"))
-            inner = ctx.enter(_LIST_NAMES[t])
+            inner = ctx.enter(_LIST_NAMES[t])._replace(lists=ctx.lists + 1)
             for j, item in enumerate(items):
                 self.blocks(item, (*base, j), inner)
         elif t == "DefinitionList":
@@ -516,7 +576,9 @@ class _Walker:
         inner = ctx.enter("definition-list")
         for j, (term, definitions) in enumerate(items):
             if definitions and not ctx.fixed:
-                term_ctx = inner._replace(host_path=(*path, "c", j, 1, 0), host_after=-1)
+                term_ctx = inner._replace(
+                    host_path=(*path, "c", j, 1, 0), host_after=-1, host_lists=ctx.lists
+                )
             else:
                 term_ctx = inner
             term_block = {"t": "Plain", "c": term}
@@ -576,33 +638,52 @@ class _Walker:
                 continue
             c: Any = el.get("c")
             if t == "Cite":
-                self._cite(el, (*path, i), ctx, block)
+                own = _Around(inlines, i, (*path, i))
+                wrapper = ctx.wrapper
+                # in a wrapper, the claim Spans beside it are the Cite's neighbours
+                around = wrapper.around if wrapper is not None else own
+                selectors = wrapper.selectors if wrapper is not None else {}
+                self._cite(el, around, ctx, block, own.path, selectors)
             elif t in _SIMPLE_INLINE_CONTAINERS:
                 self.inlines(c, (*path, i, "c"), ctx, block)
             elif t == "Quoted":
                 self.inlines(c[1], (*path, i, "c", 1), ctx, block)
             elif t == "Span":
-                if PROCESSED_CLASS in c[0][1]:
-                    self._skip_processed(c[1])
-                else:
-                    self.inlines(c[1], (*path, i, "c", 1), self._with_attributes(ctx, c[0]), block)
+                classes = c[0][1]
+                if _FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
+                    self.previous = True
+                # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
+                inner = self._unverified(el, self._with_attributes(ctx, c[0]))
+                inner = inner._replace(wrapper=None)
+                if PROCESSED_CLASS in classes:
+                    wrapper = _Wrapper(_Around(inlines, i, (*path, i)), stored_selectors(el))
+                    inner = inner._replace(wrapper=wrapper)
+                if CLAIM_CLASS in classes:
+                    inner = inner._replace(claim_span=((*path, i), el))
+                self.inlines(c[1], (*path, i, "c", 1), inner, block)
             elif t == "Link":
                 self.inlines(c[1], (*path, i, "c", 1), ctx._replace(in_link=True), block)
             elif t == "Note":
+                # a note is text of its own: a claim Span around the note is not a note's claim
                 note_ctx = ctx._replace(
-                    fixed=False,
+                    fixed=ctx.meta,  # a metadata note's callouts still go to the body's top
                     where=(*ctx.where[:-1], "note"),
-                    note_parent=_NoteParent(block, ctx, el, (*path, i)),
+                    note_parent=_NoteParent(block, ctx, el, (*path, i), inlines),
+                    claim_span=None,
+                    lists=0,
+                    wrapper=None,
                 )
                 self.blocks(c, (*path, i, "c"), note_ctx)
             # Image: alt text is not prose (see the module docstring)
 
-    def _skip_processed(self, inlines: list[Json]) -> None:
-        """Count the items of an already-processed Cite so later numbers stay stable."""
-        for el in inlines:
-            if isinstance(el, dict) and el.get("t") == "Cite":
-                for _ in self._items(el, ()):
-                    self.occurrence += 1
+    def _unverified(self, node: Json, ctx: _Ctx) -> _Ctx:
+        """Collect ``node`` when it is an unmarked unverified marker outside any other."""
+        classes = node["c"][0][1]
+        if ctx.unverified or UNVERIFIED_CLASS not in classes:
+            return ctx
+        if UNVERIFIED_MARKED_CLASS not in classes:
+            self.unverified.append(node)
+        return ctx._replace(unverified=True)
 
     def _items(self, cite: Json, path: Path) -> Iterator[tuple[Json, Path]]:
         """The non-crossref citation items of a Cite, nested ones in their textual place."""
@@ -610,7 +691,7 @@ class _Walker:
             item_path = (*path, "c", 0, j)
             prefix = item.get("citationPrefix") or []
             yield from self._nested(prefix, (*item_path, "citationPrefix"))
-            if not is_crossref(item.get("citationId", "")):
+            if not is_crossref(item.get("citationId", ""), self.prefixes):
                 yield item, item_path
             suffix = item.get("citationSuffix") or []
             yield from self._nested(suffix, (*item_path, "citationSuffix"))
@@ -620,15 +701,29 @@ class _Walker:
             if isinstance(el, dict) and el.get("t") == "Cite":
                 yield from self._items(el, (*path, i))
 
-    def _cite(self, cite: Json, path: Path, ctx: _Ctx, block: Json) -> None:
-        host_ctx, claim_at = ctx, None
+    def _cite(
+        self,
+        cite: Json,
+        around: _Around,
+        ctx: _Ctx,
+        block: Json,
+        path: Path,
+        stored: Mapping[int, str],
+    ) -> None:
+        """Record each item of ``cite`` (at ``path``); ``stored``: a wrapper's quote selectors."""
+        host_ctx, claim_at, claim_span = ctx, None, None
         claim: str | None = None
-        for item, rel in self._items(cite, ()):
+        items = cite["c"][0]
+        in_text = bool(items) and (items[0].get("citationMode") or {}).get("t") == "AuthorInText"
+        for index, (item, rel) in enumerate(self._items(cite, ())):
             self.occurrence += 1
             if claim is None:
-                claim, host_ctx, claim_at = self._claim(block, cite, ctx)
+                claim, host_ctx, claim_at, claim_span = self._claim(
+                    block, cite, ctx, around, in_text
+                )
             suffix_text = plain_text(item.get("citationSuffix") or [])
             selector, suffix_text = parse_selector(suffix_text)
+            selector = selector or stored.get(index)
             locator, _ = parse_locator(suffix_text)
             ref = CitationRef(
                 key=item.get("citationId", ""),
@@ -649,23 +744,59 @@ class _Walker:
                     attributes=ctx.attributes,
                     in_link=ctx.in_link,
                     claim_at=claim_at,
-                    block_index=int(path[1]),
+                    claim_span=claim_span,
+                    block_index=-1 if ctx.meta else int(path[1]),
+                    list_depth=host_ctx.host_lists,
                 )
             )
 
-    def _claim(self, block: Json, target: Json, ctx: _Ctx) -> tuple[str, _Ctx, Path | None]:
-        """The sentence carrying ``target``, the context whose host gets the callout, and where
-        the claim stands when that is not at the citation (the path of a Note).
+    def _claim(
+        self, block: Json, target: Json, ctx: _Ctx, around: _Around, in_text: bool = False
+    ) -> tuple[str, _Ctx, Path | None, Path | None]:
+        """The claim of ``target``, the context whose host gets the callout, where the claim
+        stands when that is not at the citation (the path of a Note), and the path of the
+        writer's explicit claim Span when there is one.
 
-        A note made only of citations (``^[@key]``, ``^[See also @key.]``) supports the sentence
-        the note is attached to: that sentence is the claim and the callout goes after its block.
+        An explicit ``[…]{.claim}`` Span beside or around ``target`` is the claim. Otherwise it
+        is the sentence carrying ``target``; a note made only of citations (``^[@key]``,
+        ``^[See also @key.]``) supports what the note is attached to: that is the claim, and the
+        callout goes after its block.
         """
+        span = self._claim_span(around, ctx, in_text)
+        if span is not None:
+            return span[1], ctx, None, span[0]
         sentence = self._sentence(block, target)
         parent = ctx.note_parent
         if parent is not None and _is_citation_only(sentence):
-            claim, host_ctx, at = self._claim(parent.block, parent.note, parent.ctx)
-            return claim, host_ctx, at or parent.path
-        return sentence, ctx, None
+            index = int(parent.path[-1])
+            note_at = _Around(parent.siblings, index, parent.path)
+            claim, host_ctx, at, claim_span = self._claim(
+                parent.block, parent.note, parent.ctx, note_at
+            )
+            return claim, host_ctx, at or parent.path, claim_span
+        return sentence, ctx, None, None
+
+    @staticmethod
+    def _claim_span(around: _Around, ctx: _Ctx, in_text: bool) -> tuple[Path, str] | None:
+        """The explicit claim Span of a Cite or Note, and its words: beside it, else around it."""
+        inlines, index, path = around
+        candidates: list[tuple[Path, Json]] = []
+        before = _neighbour(inlines, index, -1)
+        if before is not None:
+            candidates.append(((*path[:-1], before), inlines[before]))
+        if in_text:
+            after = _neighbour(inlines, index, 1)
+            if after is not None:
+                candidates.append(((*path[:-1], after), inlines[after]))
+        if ctx.claim_span is not None:
+            candidates.append(ctx.claim_span)
+        for span_path, span in candidates:
+            out: list[str] = []
+            _text(span["c"][1], out, None, claim=True)
+            words = _squash("".join(out))
+            if words:
+                return span_path, words
+        return None
 
     def _sentence(self, block: Json, target: Json) -> str:
         cached = self._texts.get(id(block))
@@ -680,13 +811,28 @@ class _Walker:
             for piece in out:
                 offsets.append(offsets[-1] + len(piece))
             marks = {key: offsets[index] for key, index in marks.items()}
-            cached = _BlockText(text, marks, sentence_spans(text), {})
+            cached = _BlockText(block, text, marks, sentence_spans(text), {})
             self._texts[id(block)] = cached
         span = _sentence_at(cached.text, cached.spans, cached.marks.get(id(target), 0))
         sentence = cached.sentences.get(span)
         if sentence is None:
             sentence = cached.sentences[span] = _squash(cached.text[span[0] : span[1]])
         return sentence
+
+
+def _neighbour(inlines: list[Json], index: int, step: int) -> int | None:
+    """The index of a claim Span next to ``inlines[index]`` (only spaces between), or None."""
+    j = index + step
+    while 0 <= j < len(inlines):
+        el = inlines[j]
+        t = el.get("t") if isinstance(el, dict) else None
+        if t in ("Space", "SoftBreak") or (t == "Span" and _is_claim_anchor(el)):
+            j += step
+            continue
+        if t == "Span" and CLAIM_CLASS in el["c"][0][1] and PROCESSED_CLASS not in el["c"][0][1]:
+            return j
+        return None
+    return None
 
 
 def _block_inlines(block: Json) -> list[list[Json]]:
@@ -699,3 +845,18 @@ def _block_inlines(block: Json) -> list[list[Json]]:
     if t == "LineBlock":
         return list(c)
     return []
+
+
+def _is_claim_anchor(span: Json) -> bool:
+    """The filter's empty ``#citeledger-claim-N`` anchor (it stands where nothing else may)."""
+    return CLAIM_ANCHOR_CLASS in span["c"][0][1] and not span["c"][1]
+
+
+def is_alert(block: Json) -> bool:
+    """A GitHub-alert callout the filter made for a Markdown build (``render.markdown``)."""
+    if not isinstance(block, dict) or block.get("t") != "BlockQuote" or not block.get("c"):
+        return False
+    first = block["c"][0]
+    if not isinstance(first, dict) or first.get("t") not in ("Para", "Plain") or not first["c"]:
+        return False
+    return first["c"][0] == {"t": "RawInline", "c": ["markdown", ALERT_MARK]}

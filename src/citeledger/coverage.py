@@ -22,8 +22,9 @@ Choices the seed leaves open, decided here (user documentation should repeat the
   counts as one word;
 * a ``Cite`` inside link text is a handle that pandoc parsed as a citation (``[@user](url)``),
   not declared provenance (the filter still reports it, so the writer sees it); a ``Cite``
-  whose keys are all cross-references (``@fig-…``, ``@sec:…``) is not provenance, one mixing a
-  real key in is;
+  whose keys are all cross-references (``@fig-…``, ``@sec:…``, ``@thm-…``, a ``crossref: custom:``
+  kind: exactly ``citations.is_crossref``, the filter's own test) is not provenance, one mixing
+  a real key in is;
 * ``citeledger-*`` Divs (the tool's own callouts and audit section) and the bibliography Div
   ``#refs`` are not the writer's prose; ``citeledger-*`` Spans add no words but keep the
   provenance of the citations inside them;
@@ -44,14 +45,15 @@ line break (and each line of a line block) ends a sentence.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-MIN_WORDS = 4
+# one list of cross-reference prefixes, the filter's: a key the filter judges as a citation must
+# count as declared provenance here, and the other way round
+from citeledger.citations import CROSSREF_PREFIXES, crossref_prefixes
+from citeledger.citations import is_crossref as is_crossref
 
-# the same prefixes the filter treats as cross-references (design.md; citations.py): a key the
-# filter judges as a citation must count as declared provenance here, and the other way round
-CROSSREF_PREFIXES = ("fig-", "sec-", "tbl-", "eq-", "lst-", "fig:", "sec:", "tbl:", "eq:", "lst:")
+MIN_WORDS = 4
 
 # abbreviations after which a full stop does not end a sentence (lower case, no final dot)
 _ABBREVIATION_WORDS = (
@@ -71,11 +73,6 @@ _MUTED = "X"  # shown, not counted, never ends a sentence (citation text, code, 
 _MATH = "M"  # shown, counts as one word
 _BREAK = "B"  # hard line break: ends a sentence
 _NOTE = "N"  # footnote marker
-
-
-def is_crossref(key: str) -> bool:
-    """True for pandoc-crossref / Quarto reference ids, which pandoc parses as citations."""
-    return key.startswith(CROSSREF_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -127,62 +124,10 @@ def prose_sentences(doc_json: Mapping[str, Any]) -> Iterator[Sentence]:
     blocks = doc_json.get("blocks")
     if not isinstance(blocks, list):
         raise ValueError("not a pandoc JSON document: no 'blocks' list")
-    yield from _blocks(blocks, unverified=False)
+    yield from _blocks(blocks, _Ctx(prefixes=crossref_prefixes(doc_json.get("meta"))))
 
 
 # --- blocks -----------------------------------------------------------------------------------
-
-
-def _blocks(blocks: Sequence[Any], unverified: bool) -> Iterator[Sentence]:
-    for block in blocks:
-        yield from _block(block, unverified)
-
-
-def _block(block: Mapping[str, Any], unverified: bool) -> Iterator[Sentence]:
-    t = block.get("t")
-    c: Any = block.get("c")
-    if t in ("Para", "Plain"):
-        yield from _prose([c], unverified)
-    elif t == "LineBlock":
-        yield from _prose(c, unverified)
-    elif t == "BlockQuote":
-        yield from _blocks(c, unverified)
-    elif t == "Div":
-        ident, classes, _ = c[0]
-        if ident == "refs" or any(cls.startswith("citeledger-") for cls in classes):
-            return
-        yield from _blocks(c[1], unverified or "unverified" in classes)
-    elif t == "BulletList":
-        for item in c:
-            yield from _blocks(item, unverified)
-    elif t == "OrderedList":
-        for item in c[1]:
-            yield from _blocks(item, unverified)
-    elif t == "DefinitionList":
-        for _term, definitions in c:
-            for definition in definitions:
-                yield from _blocks(definition, unverified)
-    elif t == "Figure":
-        yield from _blocks(c[1][1], unverified)
-        yield from _blocks(c[2], unverified)
-    elif t == "Table":
-        yield from _blocks(c[1][1], unverified)  # the caption; rows are dropped
-    # Header, CodeBlock, RawBlock, HorizontalRule and anything unknown: not prose
-
-
-def _prose(lines: Sequence[Sequence[Any]], unverified: bool) -> Iterator[Sentence]:
-    flat = _Flat()
-    notes: list[list[Any]] = []
-    for n, line in enumerate(lines):
-        if n:
-            flat.add("\n", _BREAK)
-        _inlines(line, flat, notes, _Ctx(unverified=unverified))
-    yield from _split(flat)
-    for note in notes:
-        yield from _blocks(note, unverified)
-
-
-# --- inlines ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -190,6 +135,61 @@ class _Ctx:
     unverified: bool = False
     in_link: bool = False
     muted: bool = False
+    prefixes: tuple[str, ...] = CROSSREF_PREFIXES  # the document's cross-reference prefixes
+
+
+def _blocks(blocks: Sequence[Any], ctx: _Ctx) -> Iterator[Sentence]:
+    for block in blocks:
+        yield from _block(block, ctx)
+
+
+def _block(block: Mapping[str, Any], ctx: _Ctx) -> Iterator[Sentence]:
+    t = block.get("t")
+    c: Any = block.get("c")
+    if t in ("Para", "Plain"):
+        yield from _prose([c], ctx)
+    elif t == "LineBlock":
+        yield from _prose(c, ctx)
+    elif t == "BlockQuote":
+        yield from _blocks(c, ctx)
+    elif t == "Div":
+        ident, classes, _ = c[0]
+        if ident == "refs" or _is_tool_output(classes):
+            return
+        if "unverified" in classes and not ctx.unverified:
+            ctx = replace(ctx, unverified=True)
+        yield from _blocks(c[1], ctx)
+    elif t == "BulletList":
+        for item in c:
+            yield from _blocks(item, ctx)
+    elif t == "OrderedList":
+        for item in c[1]:
+            yield from _blocks(item, ctx)
+    elif t == "DefinitionList":
+        for _term, definitions in c:
+            for definition in definitions:
+                yield from _blocks(definition, ctx)
+    elif t == "Figure":
+        yield from _blocks(c[1][1], ctx)
+        yield from _blocks(c[2], ctx)
+    elif t == "Table":
+        yield from _blocks(c[1][1], ctx)  # the caption; rows are dropped
+    # Header, CodeBlock, RawBlock, HorizontalRule and anything unknown: not prose
+
+
+def _prose(lines: Sequence[Sequence[Any]], ctx: _Ctx) -> Iterator[Sentence]:
+    flat = _Flat()
+    notes: list[list[Any]] = []
+    for n, line in enumerate(lines):
+        if n:
+            flat.add("\n", _BREAK)
+        _inlines(line, flat, notes, ctx)
+    yield from _split(flat)
+    for note in notes:
+        yield from _blocks(note, ctx)
+
+
+# --- inlines ----------------------------------------------------------------------------------
 
 
 class _Flat:
@@ -231,27 +231,28 @@ def _inlines(inlines: Sequence[Any], flat: _Flat, notes: list[list[Any]], ctx: _
             _inlines(c[1], flat, notes, ctx)
             flat.add("”" if double else "’", text_kind, unverified=ctx.unverified)
         elif t == "Cite":
-            prov = not ctx.in_link and _cites_a_source(c[0])
+            prov = not ctx.in_link and _cites_a_source(c[0], ctx.prefixes)
             flat.add(_plain(c[1]), _MUTED, prov=prov, unverified=ctx.unverified)
         elif t == "Code":
             flat.add(c[1], _MUTED, unverified=ctx.unverified)
         elif t == "Math":
             flat.add(c[1], _MATH, unverified=ctx.unverified)
         elif t == "Link":
-            _inlines(c[1], flat, notes, _Ctx(ctx.unverified, True, ctx.muted))
+            _inlines(c[1], flat, notes, replace(ctx, in_link=True))
         elif t == "Span":
             classes = c[0][1]
-            tool = any(cls.startswith("citeledger-") for cls in classes)
+            tool = _is_tool_output(classes)
             unv = ctx.unverified or "unverified" in classes
-            _inlines(c[1], flat, notes, _Ctx(unv, ctx.in_link, ctx.muted or tool))
+            _inlines(c[1], flat, notes, replace(ctx, unverified=unv, muted=ctx.muted or tool))
         elif t == "Note":
             notes.append(c)
-            flat.add(_NOTE_MARK, _NOTE, prov=_note_cites(c), unverified=ctx.unverified)
+            prov = _note_cites(c, ctx.prefixes)
+            flat.add(_NOTE_MARK, _NOTE, prov=prov, unverified=ctx.unverified)
         # Image (alt text), RawInline: not prose
 
 
-def _cites_a_source(citations: Sequence[Any]) -> bool:
-    return any(not is_crossref(k) for k in _citation_ids(citations))
+def _cites_a_source(citations: Sequence[Any], prefixes: tuple[str, ...]) -> bool:
+    return any(not is_crossref(k, prefixes) for k in _citation_ids(citations))
 
 
 def _citation_ids(citations: Sequence[Any]) -> Iterator[str]:
@@ -263,21 +264,21 @@ def _citation_ids(citations: Sequence[Any]) -> Iterator[str]:
                     yield from _citation_ids(node["c"][0])
 
 
-def _note_cites(blocks: Sequence[Any]) -> bool:
+def _note_cites(blocks: Sequence[Any], prefixes: tuple[str, ...]) -> bool:
     """Does a footnote cite a source (outside link text)?"""
-    return _has_cite(blocks, in_link=False)
+    return _has_cite(blocks, False, prefixes)
 
 
-def _has_cite(value: Any, in_link: bool) -> bool:
+def _has_cite(value: Any, in_link: bool, prefixes: tuple[str, ...]) -> bool:
     if isinstance(value, list):
-        return any(_has_cite(v, in_link) for v in value)
+        return any(_has_cite(v, in_link, prefixes) for v in value)
     if isinstance(value, dict):
         t = value.get("t")
         if t == "Cite":
-            return not in_link and _cites_a_source(value["c"][0])
+            return not in_link and _cites_a_source(value["c"][0], prefixes)
         if t in ("Code", "CodeBlock", "RawInline", "RawBlock", "Header", "Table"):
             return False
-        return _has_cite(value.get("c"), in_link or t == "Link")
+        return _has_cite(value.get("c"), in_link or t == "Link", prefixes)
     return False
 
 
@@ -410,3 +411,11 @@ def _sentence(flat: _Flat, lo: int, hi: int) -> Iterator[Sentence]:
         has_provenance=any(flat.prov[lo:hi]),
         unverified=any(flat.unv[lo:hi]),
     )
+
+
+# The filter's own additions; an unverified marker it decorated is still the writer's prose.
+_WRITERS_OWN = frozenset({"citeledger-unverified"})
+
+
+def _is_tool_output(classes: list[str]) -> bool:
+    return any(c.startswith("citeledger-") and c not in _WRITERS_OWN for c in classes)

@@ -14,24 +14,46 @@ Where the callout goes (the nearest place a block may stand after the claim):
 - footnote: after the note's paragraph, inside the note — unless the note is made only of
   citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
   note hangs on and the callout goes after that sentence's block;
+- a citation in the title, subtitle, thanks or abstract: flagged where it stands, in the
+  metadata; its callout goes at the top of the body (a title cannot hold a block, and not every
+  template prints the abstract, while the body is always shown);
+- Markdown builds (GitHub alerts cannot nest in a list, quote, definition or note): after the
+  top-level block holding the claim, whatever the claim is inside;
 - one callout per breakdown citation, in document order, each with its own number.
 
 Links (HTML, LaTeX, DOCX): each citation has a claim anchor ``#citeledger-claim-N`` (before
-the Cite; for a citation-only note, before the note in the body), the flag links to its callout
+the Cite; for a citation-only note, before the note in the body; on the writer's ``[…]{.claim}``
+Span when that is the claim — see ``citations``), the flag links to its callout
 — or, with ``audit: true``, to its row of the "Citation audit" section (``citeledger.audit``,
 whose ids these are), which links back to the claim — and the callout links back to the flag.
 With ``evidence-pages: DIR`` an HTML build writes one read-only evidence page per receipt into
 DIR (``citeledger.evidence_pages``) and links it from the citation, callout and audit row.
+A checked citation of an http(s) source also links to the source itself at the passage (a text
+fragment, or ``#page=N`` for a PDF: ``report.anchor_for``), in every format that shows URLs,
+with or without evidence pages; a restricted citation never does.
+
+Unverified markers (seed 001): a writer's ``[…]{.unverified}`` Span or ``::: unverified`` Div is
+a declared, unscored claim. It is rendered as such in every format (``Renderer.mark_unverified``:
+the class ``citeledger-unverified`` and a visible ``[unverified]`` word marker) and is otherwise
+left alone: no judge, no warning, no flag, no callout, and ``strict`` ignores it.
 
 Speed: the filter runs on every build, so it never converts the document to panflute objects.
-It walks the raw dicts once, edits only the Cites it found and the block lists that receive a
-callout, and passes everything else through untouched; a document without citations is written
-back byte for byte as it came in.
+Input holding neither ``"Cite"`` nor ``"unverified"`` (a byte search) is written back untouched
+without even being parsed. Otherwise it walks the raw dicts once, edits only the Cites and
+markers it found and the block lists that receive a callout, and passes everything else through
+untouched; a document without citations and unverified markers is written back byte for byte.
 
 Contract with pandoc: stdout carries only the AST. Warnings go to stderr as
 ``[WARNING] citeledger: …`` (one per breakdown, plus the judge's); a bad ledger or option is one
 ``[ERROR] citeledger: …`` line and exit 2; ``strict: true`` writes the AST and then exits 1 so
-pandoc fails. Run twice, it changes nothing more (processed Cites are skipped by the walk).
+pandoc fails; evidence pages that cannot be written are one ``[ERROR] citeledger: cannot write
+evidence pages to DIR: reason`` line and exit 2, with nothing on stdout.
+
+Run twice, it changes nothing more — by comparison, never by trust: every Cite is judged on
+every run, also one inside a ``citeledger-cite`` wrapper (an earlier run's, or a forged one).
+The earlier run's wrappers, flags, anchors, callouts and audit are removed first
+(``render.previous``), so an unchanged judgement renders exactly what was there, a changed one
+replaces it, and ``strict`` counts every breakdown. Marked unverified markers are skipped.
 ``pandoc -H`` silently replaces header-includes, where the stylesheet and LaTeX definitions go;
 the filter cannot see ``-H`` — HTML callouts then lose their colours but keep their words, LaTeX
 ones their frame (their uses are guarded so the build still succeeds).
@@ -47,13 +69,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from citeledger.citations import find_citations, resolve, strip_selector
+from citeledger.citations import resolve, scan_document, strip_selector
 from citeledger.errors import CiteledgerError
-from citeledger.model import CitationRef, Judgement, Ledger
+from citeledger.model import CitationRef, Judgement, Ledger, State
 from citeledger.options import NAMES, Options, read_options
 from citeledger.references import add_references
 from citeledger.render import family_of, renderer_for
 from citeledger.render.base import Renderer
+from citeledger.render.previous import strip_previous
 from citeledger.render.words import Item
 
 if TYPE_CHECKING:
@@ -62,6 +85,9 @@ if TYPE_CHECKING:
 # Every Cite serialises as "t":"Cite" (with or without a space); the word alone in a Str gives a
 # false alarm, which only costs the walk. Without this no Cite can be present.
 CITE_MARK = b'"Cite"'
+# The class of an unverified marker, as JSON: ["unverified"] in a Span's or Div's attributes. A
+# Str of that one word is a false alarm, again costing only the walk.
+UNVERIFIED_MARK = b'"unverified"'
 
 
 class Judging(Protocol):
@@ -137,11 +163,26 @@ def run_filter(
 
     Raises ``CiteledgerError`` for a bad ledger or option; never prints.
     """
-    found = find_citations(doc_json)
-    if not found:
-        return FilterResult(doc_json, changed=False)
+    scan = scan_document(doc_json)
+    changed = scan.previous
+    if scan.previous:  # an earlier run's output: remove it, then judge everything afresh
+        strip_previous(doc_json, scan.prefixes)
+        scan = scan_document(doc_json)
+    found, unverified = scan.citations, scan.unverified
+    if not found and not unverified:
+        return FilterResult(doc_json, changed=changed)
     meta = doc_json.setdefault("meta", {})
     options = read_options(meta, environ)
+    if not found:  # only unverified markers: nothing to judge, no ledger needed
+        renderer = renderer_for(fmt, audit=options.audit)
+        for node in unverified:
+            renderer.mark_unverified(node)
+        renderer.add_header(meta)
+        warnings = [
+            f"unknown option citeledger.{name} (known: {', '.join(NAMES)})"
+            for name in options.unknown
+        ]
+        return FilterResult(doc_json, changed=True, warnings=warnings)
     factory = judge_factory or LedgerJudges()
     judges: dict[str | None, Judging] = {}
     items: list[Item] = []
@@ -159,8 +200,11 @@ def run_filter(
     pages = _EvidencePages.start(options, fmt, reader)
     if pages is not None:
         items = [replace(item, evidence=pages.add(item)) for item in items]
+    items = _with_source_links(items, reader)
     renderer = renderer_for(fmt, audit=options.audit)
     _apply(doc_json, items, renderer)
+    for node in unverified:  # by reference: _apply's insertions cannot have moved them
+        renderer.mark_unverified(node)
     renderer.add_header(meta)
     if options.references:
         add_references(meta, (item.judgement for item in items))
@@ -168,7 +212,7 @@ def run_filter(
         rows = [_audit_row(item, pages, reader) for item in items]
         doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
     if pages is not None:
-        pages.write()
+        pages.write()  # raises CiteledgerError: the pages are part of the build
     warnings = _unique(
         [*getattr(factory, "warnings", []), *(w for j in judges.values() for w in j.warnings)]
     )
@@ -183,6 +227,22 @@ def run_filter(
             "build (set citeledger.strict: false to build anyway)"
         )
     return FilterResult(doc_json, changed=True, items=items, warnings=warnings, errors=errors)
+
+
+def _with_source_links(items: list[Item], reader: Any) -> list[Item]:
+    """Each checked item with its source link at the passage, when the source is on the web."""
+    if not any(item.state is State.CHECKED for item in items):
+        return items
+    from citeledger.report import anchor_for  # it loads evidence: only for checked citations
+
+    out = []
+    for item in items:
+        anchor = anchor_for(item.judgement, reader) if item.state is State.CHECKED else None
+        link = anchor.get("link") if anchor else None
+        if isinstance(link, str) and link.lower().startswith(("http://", "https://")):
+            item = replace(item, source=link)
+        out.append(item)
+    return out
 
 
 def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
@@ -202,20 +262,33 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
         # each item's own Cite (a nested one sits in the outer item's suffix): path ends c, 0, j
         own = {id(c): c for c in (resolve(doc, i.found.citation_path[:-3]) for i in group)}
         wraps.append((parent, int(cite_path[-1]), group, citations, list(own.values())))
+    claims: dict[tuple[Any, ...], tuple[Any, list[Item]]] = {}
+    for item in items:
+        span_path = item.found.claim_span
+        if span_path is not None:
+            claims.setdefault(span_path, (resolve(doc, span_path), []))[1].append(item)
     inserts: dict[int, tuple[list[Any], dict[int, list[Any]]]] = {}
 
     def insert(into: list[Any], at: int, nodes: list[Any]) -> None:
         entry = inserts.setdefault(id(into), (into, {}))
         entry[1].setdefault(at, []).extend(nodes)
 
+    for span, claimed in claims.values():  # the writer's [words]{.claim}: the anchor goes on it
+        anchors = renderer.mark_claim(span, claimed)
+        if anchors:
+            insert(span["c"][1], 0, anchors)
     for item in items:
         fc = item.found
-        if fc.claim_at is not None:  # a citation-only note: the claim is where the note stands
+        if fc.claim_span is None and fc.claim_at is not None:
+            # a citation-only note: the claim is where the note stands
             insert(
                 resolve(doc, fc.claim_at[:-1]), int(fc.claim_at[-1]), renderer.claim_anchor(item)
             )
         if item.state.is_breakdown:
-            insert(resolve(doc, fc.host_path), fc.host_after + 1, [renderer.callout(item)])
+            host, after = fc.host_path, fc.host_after
+            if renderer.top_level_callouts and host != ("blocks",):
+                host, after = ("blocks",), fc.block_index
+            insert(resolve(doc, host), after + 1, [renderer.callout(item)])
 
     for parent, index, group, citations, cites in wraps:
         for citation in citations:
@@ -266,8 +339,18 @@ class _EvidencePages:
         return f"{self.href}/{quote(name, safe='._-~')}" if name else None
 
     def write(self) -> None:
-        if self.pages is not None:
+        if self.pages is None:
+            return
+        try:
             self.pages.write()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            if exc.filename and str(exc.filename) != str(self.pages.out_dir):
+                reason += f" ({exc.filename})"
+            raise CiteledgerError(
+                f"cannot write evidence pages to {self.pages.out_dir}: {reason}",
+                fix="set citeledger.evidence-pages to a folder you can write",
+            ) from exc
 
 
 def _audit_row(item: Item, pages: _EvidencePages | None, reader: Any) -> AuditRow:
@@ -314,7 +397,7 @@ def main(
     fmt = args[0] if args else "html"
     raw = (stdin or sys.stdin.buffer).read()
     out = stdout or sys.stdout.buffer
-    if CITE_MARK not in raw:
+    if CITE_MARK not in raw and UNVERIFIED_MARK not in raw:
         out.write(raw)
         out.flush()
         return 0
@@ -327,6 +410,10 @@ def main(
         result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
     except CiteledgerError as exc:
         err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
+        return 2
+    except OSError as exc:  # the edge: a file the filter reads or writes, never a traceback
+        where = f" ({exc.filename})" if exc.filename else ""
+        err.write(f"[ERROR] citeledger: {exc.strerror or exc}{where}\n")
         return 2
     for warning in result.warnings:
         err.write(f"[WARNING] citeledger: {warning}\n")

@@ -13,69 +13,14 @@ most once per build.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from citeledger.evidence import EvidenceReader, LoadedEvidence, sha256_hex
+from citeledger.locators import normalize_locator
 from citeledger.model import CitationRef, Judgement, Ledger, Quote, Receipt, Source, State
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
-
-_LOCATOR_LABELS = {
-    "p": "page",
-    "pp": "page",
-    "page": "page",
-    "pages": "page",
-    "pg": "page",
-    "sec": "section",
-    "secs": "section",
-    "section": "section",
-    "sections": "section",
-    "§": "section",
-    "§§": "section",
-    "ch": "chapter",
-    "chap": "chapter",
-    "chapter": "chapter",
-    "chapters": "chapter",
-    "fig": "figure",
-    "figure": "figure",
-    "figs": "figure",
-    "tbl": "table",
-    "table": "table",
-    "para": "paragraph",
-    "paragraph": "paragraph",
-    "¶": "paragraph",
-    "l": "line",
-    "line": "line",
-    "ll": "line",
-    "lines": "line",
-    "n": "note",
-    "note": "note",
-    "vol": "volume",
-    "col": "column",
-    "art": "article",
-    "eq": "equation",
-    "v": "verse",
-    "vv": "verse",
-}
-
-
-def normalize_locator(locator: str | None) -> tuple[str, str] | None:
-    """``p. 14`` / ``page 14`` / ``pp.14`` → ("page", "14"); a bare number is a page (CSL)."""
-    if not locator:
-        return None
-    s = " ".join(locator.replace("\u00a0", " ").split()).strip().strip(",;")
-    m = re.match(r"^(§§?|¶|[A-Za-z]+)\.?\s*(.+)$", s)
-    if m and m.group(1).lower() in _LOCATOR_LABELS:
-        label, value = _LOCATOR_LABELS[m.group(1).lower()], m.group(2)
-    elif re.match(r"^[\dIVXLCivxlc]", s):
-        label, value = "page", s
-    else:
-        return ("other", s.lower())
-    value = re.sub(r"\s*[-–—]+\s*", "-", value.strip()).rstrip(".")
-    return (label, value.lower())
-
 
 def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
     """The pinpoint is part of the promise: a reader goes to the place the citation names."""

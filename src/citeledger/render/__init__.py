@@ -13,6 +13,11 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
 - ``plain`` (plain, typst, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
   quote whose first words are the title in bold (in capitals for ``plain``, which drops bold).
 
+In every family a checked citation of a web source carries a ``source`` link to the passage
+(not in ``plain``, which drops URLs), and a writer's ``[…]{.unverified}`` Span or
+``::: unverified`` Div carries a visible ``[unverified]`` word marker — a declaration, styled
+neither as a check nor as a breakdown (``render.base``).
+
 Renderers build AST nodes and nothing else: they never judge, read the ledger or print.
 """
 

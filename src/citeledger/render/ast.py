@@ -44,6 +44,10 @@ def emph(inlines: list[Node]) -> Node:
     return {"t": "Emph", "c": inlines}
 
 
+def superscript(inlines: list[Node]) -> Node:
+    return {"t": "Superscript", "c": inlines}
+
+
 def code(text: str) -> Node:
     return {"t": "Code", "c": [attr(), text]}
 

@@ -1,12 +1,27 @@
 """The shape every renderer shares: a wrapped Cite, an inline flag, a block callout.
 
 A processed Cite becomes ``Span.citeledger-cite [Cite, flag…]``: the Cite itself is kept whole
-(so ``--citeproc`` still formats it, and a citation group stays one group), the Span marks it as
-processed (the walk skips it on a second run: idempotence), carries ``citeledger-checked`` when
-every item is checked, and ``data-citeledger-states`` lists the items' states. Each breakdown
+(so ``--citeproc`` still formats it, and a citation group stays one group), the Span carries
+``citeledger-checked`` when every item is checked, ``data-citeledger-states`` lists the items'
+states and ``data-citeledger-selectors`` the quote selectors stripped from their suffixes
+(``0=q1 2=intro``), so that a second run judges the same citations: it removes all of this
+first (``render.previous``) and renders afresh, so nothing the filter made shields a Cite from
+the judge, and an unchanged judgement gives back the same output. Each breakdown
 item gets a flag after the Cite — ``Span#citeledger-cite-N.citeledger-flag.citeledger-<state>``
 — and a callout ``Div#citeledger-breakdown-N.citeledger-breakdown.citeledger-<state>``; the two
 link to each other where the format has internal links and the flag is not inside link text.
+A checked item is followed by its quiet links: ``evidence`` (its evidence page, HTML builds with
+``evidence-pages``) and ``source`` (the source itself at the passage: a text fragment or
+``#page=N``, for http(s) sources), never inside link text.
+
+The claim anchor ``#citeledger-claim-N`` is an empty Span before the Cite, or — when the writer
+marked the claim with ``[…]{.claim}`` — the id of that Span itself (``mark_claim``: the writer's
+classes are kept, and no ``citeledger-*`` class is added, so the words stay the writer's prose).
+
+A writer's ``[…]{.unverified}`` Span or ``::: unverified`` Div (``mark_unverified``) takes the
+class ``citeledger-unverified`` and a visible ``[unverified]`` word marker: after a Span's words,
+at the start of a Div. It carries no flag, callout, link or state: it is a declaration, not a
+failed check, and must never read as either a check or a breakdown.
 
 Subclasses change how these look, never what they say (that is ``words``). Nothing here prints.
 """
@@ -16,7 +31,19 @@ from __future__ import annotations
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from citeledger.citations import PROCESSED_CLASS
+from citeledger.citations import (
+    AUDIT_CLASS,
+    BREAKDOWN_CLASS,
+    CHECKED_CLASS,
+    EVIDENCE_CLASS,
+    FLAG_CLASS,
+    PROCESSED_CLASS,
+    SELECTORS_ATTRIBUTE,
+    SOURCE_CLASS,
+    STATES_ATTRIBUTE,
+    UNVERIFIED_LABEL_CLASS,
+)
+from citeledger.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
 from citeledger.render import ast, words
 from citeledger.render.ast import Node
 from citeledger.render.words import Item
@@ -27,12 +54,7 @@ if TYPE_CHECKING:
 # ``citeledger.audit`` owns the ids (claim, flag, audit row). It is imported where it is used:
 # it loads the evidence store, which a document without citations should not pay for.
 
-CHECKED_CLASS = "citeledger-checked"
-FLAG_CLASS = "citeledger-flag"
-BREAKDOWN_CLASS = "citeledger-breakdown"
-AUDIT_CLASS = "citeledger-audit"
-EVIDENCE_CLASS = "citeledger-evidence"
-CLAIM_CLASS = "citeledger-claim"
+UNVERIFIED_CLASS = "citeledger-unverified"  # == citations.UNVERIFIED_MARKED_CLASS
 
 
 def template_text(name: str) -> str:
@@ -46,6 +68,7 @@ class Renderer:
     header_format: ClassVar[str | None] = None  # raw format of the header-includes block
     header_template: ClassVar[str | None] = None  # file in templates/ to put there
     header_marker: ClassVar[str] = "citeledger"  # text by which a second run finds it
+    top_level_callouts: ClassVar[bool] = False  # callouts only between top-level body blocks
 
     def __init__(self, fmt: str, *, audit: bool = False) -> None:
         self.fmt = fmt
@@ -57,17 +80,30 @@ class Renderer:
         checked = all(not item.state.is_breakdown for item in items)
         classes = [PROCESSED_CLASS, CHECKED_CLASS] if checked else [PROCESSED_CLASS]
         states = " ".join(item.state.value for item in items)
+        selectors = " ".join(
+            f"{i}={sel}" for i, item in enumerate(items) if (sel := item.found.ref.selector)
+        )
         inlines = [
-            a for item in items if item.found.claim_at is None for a in self.claim_anchor(item)
+            a
+            for item in items
+            if item.found.claim_at is None and item.found.claim_span is None
+            for a in self.claim_anchor(item)
         ]
         inlines.append(cite)
         for item in items:
             if item.state.is_breakdown:
                 inlines += [ast.space(), self.flag(item)]
-            elif item.evidence and self.links and not item.found.in_link:
+                continue
+            if item.found.in_link:
+                continue  # no link may nest in link text
+            if item.evidence and self.links:
                 inlines.append(self.evidence_link(item))
-        a = ast.attr("", classes, [("data-citeledger-states", states)])
-        return ast.span(a, inlines)
+            if item.source and self.source_links:
+                inlines += self.source_link(item, after_evidence=bool(item.evidence and self.links))
+        kv = [(STATES_ATTRIBUTE, states)]
+        if selectors:
+            kv.append((SELECTORS_ATTRIBUTE, selectors))
+        return ast.span(ast.attr("", classes, kv), inlines)
 
     def claim_anchor(self, item: Item) -> list[Node]:
         """``#citeledger-claim-N``: where the audit row and the evidence page lead back to."""
@@ -76,6 +112,22 @@ class Renderer:
         from citeledger.audit import claim_id
 
         return [ast.span(ast.attr(claim_id(item.number), [CLAIM_CLASS]), [])]
+
+    def mark_claim(self, span: Node, items: list[Item]) -> list[Node]:
+        """Put the claim anchor of ``items`` on the writer's ``[…]{.claim}`` Span.
+
+        The first citation's id becomes the Span's id (unless the writer gave it one); the others
+        get empty anchors, returned for the caller to put at the start of the Span's words.
+        """
+        if not self.links:
+            return []
+        from citeledger.audit import claim_id
+
+        ids = [claim_id(item.number) for item in sorted(items, key=lambda i: i.number)]
+        attr = span["c"][0]
+        if not attr[0]:
+            attr[0] = ids.pop(0)
+        return [ast.span(ast.attr(ident, [CLAIM_CLASS]), []) for ident in ids]
 
     def flag_target(self, item: Item) -> str:
         """A flag leads to the audit row when there is an audit, else to its callout."""
@@ -89,6 +141,40 @@ class Renderer:
         """A checked citation's way to what was retrieved: its evidence page."""
         link = ast.link([ast.str_("evidence")], item.evidence or "")
         return ast.span(ast.attr("", [EVIDENCE_CLASS]), [link])
+
+    @property
+    def source_links(self) -> bool:
+        """Does a link to the source show in this format? (``plain`` drops every URL.)"""
+        return True
+
+    def source_link(self, item: Item, *, after_evidence: bool = False) -> list[Node]:
+        """A checked citation's way to the source itself, opened at the quoted passage.
+
+        Raised like a note mark, after a space when an evidence link stands before it.
+        """
+        link = ast.link([ast.str_(words.SOURCE_WORD)], item.source or "", words.SOURCE_TITLE)
+        out = [ast.space()] if after_evidence else []
+        return [*out, ast.span(ast.attr("", [SOURCE_CLASS]), [ast.superscript([link])])]
+
+    def mark_unverified(self, node: Node) -> None:
+        """Mark a writer's unverified Span or Div in place: a class and a visible word marker."""
+        node["c"][0][1].append(UNVERIFIED_CLASS)
+        content = node["c"][1]
+        if node["t"] == "Span":
+            content += self.unverified_after(spaced=bool(content))
+        elif content and content[0].get("t") in ("Para", "Plain"):
+            content[0]["c"][0:0] = [self.unverified_label(), ast.space()]
+        else:
+            content.insert(0, ast.para([self.unverified_label()]))
+
+    def unverified_after(self, *, spaced: bool) -> list[Node]:
+        """The marker at the end of a Span's words (``spaced``: after a space)."""
+        label = self.unverified_label()
+        return [ast.space(), label] if spaced else [label]
+
+    def unverified_label(self) -> Node:
+        inner = [ast.strong([ast.str_(words.unverified_text())])]
+        return ast.span(ast.attr("", [UNVERIFIED_LABEL_CLASS]), inner)
 
     def flag(self, item: Item) -> Node:
         classes = [FLAG_CLASS, f"citeledger-{item.state.value}"]

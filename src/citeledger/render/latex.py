@@ -8,7 +8,11 @@ loaded, as pandoc's template does), so any TeX Live builds it; it goes into head
 use is guarded by ``\\ifdefined``: with ``-H`` the callout is still there as bold-titled
 paragraphs, the flag as bold text, and the build does not fail on an undefined environment.
 Put ``\\input{citeledger.tex}`` (``citeledger`` ships it) in your ``-H`` file to get the frame.
-Never prints.
+
+A citation in the title, subtitle or thanks sits in a moving argument (``\\maketitle`` reads
+``\\title`` again), where the ``\\label`` pandoc writes for a Span's id breaks the build. Such
+citations (all metadata ones, to be safe) carry their anchors as ``\\protect``ed labels of their
+own, written inside the flag and the claim anchor Spans, which keep their classes. Never prints.
 """
 
 from __future__ import annotations
@@ -40,3 +44,31 @@ class LatexRenderer(Renderer):
     def flag_inlines(self, item: Item) -> list[Node]:
         inner = super().flag_inlines(item)
         return [ast.raw_inline("latex", FLAG_OPEN), *inner, ast.raw_inline("latex", FLAG_CLOSE)]
+
+    def flag(self, item: Item) -> Node:
+        node = super().flag(item)
+        if item.found.in_metadata:
+            node["c"][1].insert(0, _label(node["c"][0][0]))
+            node["c"][0][0] = ""
+        return node
+
+    def claim_anchor(self, item: Item) -> list[Node]:
+        anchors = super().claim_anchor(item)
+        if item.found.in_metadata:
+            for anchor in anchors:
+                anchor["c"][1] = [_label(anchor["c"][0][0])]
+                anchor["c"][0][0] = ""
+        return anchors
+
+    def mark_claim(self, span: Node, items: list[Item]) -> list[Node]:
+        if not any(item.found.in_metadata for item in items):
+            return super().mark_claim(span, items)
+        # no id on the writer's Span in a moving argument: every claim gets a label of its own
+        return [
+            a for item in sorted(items, key=lambda i: i.number) for a in self.claim_anchor(item)
+        ]
+
+
+def _label(ident: str) -> Node:
+    """An anchor that survives ``\\maketitle`` (pandoc's own ``\\label`` for an id does not)."""
+    return ast.raw_inline("latex", f"\\protect\\phantomsection\\protect\\label{{{ident}}}")

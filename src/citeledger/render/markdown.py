@@ -5,24 +5,31 @@ every Markdown writer passes through), so GitHub renders it as a red "Caution" a
 Markdown viewer still shows a quoted block starting with the title in bold. The callout is not
 wrapped in a Div: a Div becomes ``<div>`` HTML around the quote and GitHub no longer sees an
 alert; ids would not survive GitHub's sanitiser anyway, so there are no internal links here
-(the flag and the callout carry the same citation number instead). Never prints.
+(the flag and the callout carry the same citation number instead).
+
+GitHub renders an alert only at the top level of a document: inside a list item, a block quote,
+a definition or a footnote it shows a literal ``[!CAUTION]``. So in this family every callout
+goes after the top-level block that holds its claim (``top_level_callouts``), in citation
+order, rather than next to the claim inside it. Never prints.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from citeledger.citations import ALERT_MARK
 from citeledger.render import ast
 from citeledger.render.ast import Node
 from citeledger.render.base import Renderer
 from citeledger.render.words import Item
 
-ALERT = "[!CAUTION]\n"
+ALERT = ALERT_MARK  # how a second run (render.previous) knows the callout is ours
 
 
 class MarkdownRenderer(Renderer):
     family: ClassVar[str] = "markdown"
     links: ClassVar[bool] = False
+    top_level_callouts: ClassVar[bool] = True
 
     def callout(self, item: Item) -> Node:
         blocks = self.callout_content(item)

@@ -2,7 +2,8 @@
 
 The callout is a block quote inside the design's Div (writers that know Divs keep the classes and
 the id; the others drop them and keep the quote). Its title is bold; the ``plain`` writer drops
-bold, so there the title is in capitals. Never prints.
+bold, so there the title is in capitals. The ``plain`` writer also drops every URL, so a
+checked citation gets no ``source`` link there (it would be a word leading nowhere). Never prints.
 """
 
 from __future__ import annotations
@@ -22,3 +23,7 @@ class PlainRenderer(Renderer):
     def callout_content(self, item: Item) -> list[Node]:
         blocks = words.callout_blocks(item, link_back=False, shout=self.fmt == "plain")
         return [ast.block_quote(blocks)]
+
+    @property
+    def source_links(self) -> bool:
+        return self.fmt != "plain"

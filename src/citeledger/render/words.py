@@ -6,7 +6,10 @@ quote, and for a withdrawal or dispute its date, reason and what the source says
 understand the breakdown from the words alone — no colour, icon or stylesheet is needed.
 
 A ``restricted`` citation says only its title, key and reasons: the source's title, quote and
-what it says are not for this audience. Nothing here depends on the output format or prints.
+what it says are not for this audience. The words of the two quiet marks live here too: the
+``[unverified]`` marker after a claim the writer declared unverified (seed 001: honest, neither
+a check nor a breakdown) and the ``source`` link of a checked citation. Nothing here depends on
+the output format or prints.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class Item:
     found: FoundCitation
     judgement: Judgement
     evidence: str | None = None  # relative href of the receipt's evidence page (HTML builds)
+    source: str | None = None  # the source itself at the passage (checked, http(s) only)
 
     @property
     def state(self) -> State:
@@ -73,6 +77,17 @@ def state_label(state: State) -> str:
 
 def flag_text(item: Item) -> str:
     return f"[citation {item.number}: {state_label(item.state)}]"
+
+
+UNVERIFIED_WORD = "unverified"
+UNVERIFIED_TITLE = "Declared unverified by the writer: no source backs these words"
+SOURCE_WORD = "source"
+SOURCE_TITLE = "The source itself, opened at the quoted passage (a new visit, not the evidence)"
+
+
+def unverified_text() -> str:
+    """The marker after a declared-unverified claim: a word, never a colour or an icon."""
+    return f"[{UNVERIFIED_WORD}]"
 
 
 def citation_line(item: Item, link_to: str | None) -> list[Node]:

@@ -1,0 +1,260 @@
+"""The one locator vocabulary: what ``p. 14``, ``§ 2`` or ``pt. 3`` means, for every module.
+
+A citation selects its quote by the locator it carries (``[@hchm, p. 14]`` ↔ a ledger quote
+with ``locator: page 14``), so the code that reads a locator out of a citation's suffix
+(``parse_locator``, used by ``citations``) and the code that compares two locators
+(``normalize_locator``, used by ``judge``) must share one list of labels, or a citation and its
+quote would silently stop matching. That list is ``TERMS``: each label with its forms.
+
+Two readers, one vocabulary:
+
+- ``parse_locator`` splits free suffix text, so it is strict: a label is one of the forms as
+  written in ``TERMS`` (case-insensitive; the short forms with their full stop, as CSL writes
+  them), and its value must look like a locator (digits, or a roman numeral after a label).
+  It follows pandoc's citeproc for CSL's terms, and also accepts the few extra labels writers
+  use for pinpoints (``ch.``, ``art.``, ``tbl.``, ``eq.``…) that citeproc leaves in the suffix:
+  the rendered citation reads the same either way, and the quote can still be selected.
+- ``normalize_locator`` reads a string already known to be a locator (a ledger quote's
+  ``locator``, or what ``parse_locator`` found), so it is lenient: a short form may drop its
+  full stop (``fig 3``, ``pp.14``), a bare number (or roman numeral) is a page, as in CSL.
+
+This module is pure: no I/O, no judging, nothing about pandoc's AST.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+PAGE = "page"
+
+# label -> its forms: CSL's en-US long, short and symbol forms of the locator terms pandoc's
+# citeproc reads, then (after "|") abbreviations writers use that citeproc does not read.
+# "_" stands for a space inside a form.
+_FORMS = {
+    "book": "bk. bks. book books",
+    "chapter": "chap. chaps. chapter chapters | ch. chs.",
+    "column": "col. cols. column columns",
+    "figure": "fig. figs. figure figures",
+    "folio": "fol. fols. folio folios",
+    "issue": "no. nos. issue issues | number numbers",
+    "line": "l. ll. line lines",
+    "note": "n. nn. note notes",
+    "opus": "op. opp. opus opera",
+    "page": "p. pp. page pages | p pp pg. pgs.",
+    "paragraph": "para. paras. paragraph paragraphs ¶ ¶¶",
+    "part": "pt. pts. part parts",
+    "section": "sec. secs. section sections § §§ | sect. sects.",
+    "sub verbo": "s.v. s.vv. sub_verbo sub_verbis",
+    "verse": "v. vv. verse verses",
+    "volume": "vol. vols. volume volumes",
+    # not CSL 1.0.1 terms (citeproc keeps them as suffix), but common pinpoints
+    "appendix": "| app. apps. appendix appendices",
+    "article": "| art. arts. article articles",
+    "equation": "| eq. eqs. equation equations",
+    "table": "| tbl. tbls. tab. table tables",
+}
+
+
+def _terms(forms: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    return {
+        label: tuple(f.replace("_", " ") for f in text.replace("|", " ").split())
+        for label, text in forms.items()
+    }
+
+
+TERMS: Mapping[str, tuple[str, ...]] = _terms(_FORMS)
+"""Every locator label and the forms that name it (case-insensitive)."""
+
+CITEPROC_TERMS: Mapping[str, tuple[str, ...]] = _terms(
+    {label: text.split("|")[0] for label, text in _FORMS.items() if text.split("|")[0].strip()}
+)
+"""The subset pandoc's citeproc itself reads as locators (the rest it leaves in the suffix)."""
+
+# exact forms (parse_locator) and forms without their final full stop (normalize_locator)
+_EXACT: Mapping[str, str] = {form.lower(): label for label, fs in TERMS.items() for form in fs}
+_LENIENT: Mapping[str, str] = {
+    **{form.rstrip(".").lower(): label for label, fs in TERMS.items() for form in fs},
+    **_EXACT,
+}
+_SYMBOLS = ("§§", "¶¶", "§", "¶")
+
+_WS = re.compile(r"\s+")
+_ROMAN = re.compile(
+    r"^(?=[ivxlcdm]+$)m{0,4}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.IGNORECASE
+)
+_UNIT = re.compile(r"^[\w()\[\]{}.:\-–—‐§]+$")
+_NON_ALNUM = re.compile(r"[^0-9A-Za-z]+")
+_DASHES = re.compile(r"\s*[-–—‐]+\s*")
+# a label word, then its full stop, a space or straight a digit (``p14``), then the value: a bare
+# roman numeral (``vi``) is a page, not the label ``v.`` and the value ``i``
+_LABEL_WORD = re.compile(r"^([^\W\d_]+(?:\.[^\W\d_]+)*)(?:\.\s*|\s+|(?=\d))(.+)$")
+_PAGE_LIKE = re.compile(r"^[\dIVXLCivxlc]")
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def normalize_locator(text: str | None) -> tuple[str, str] | None:
+    """A locator as (label, value) for comparison: ``p. 14``, ``page 14``, ``pp.14`` → ("page",
+    "14"); ``§14.2`` → ("section", "14.2"); ``pp. 3–5`` → ("page", "3-5").
+
+    A bare number (or roman numeral) is a page, as in CSL; anything else without a known label
+    is ("other", the text in lower case). Dashes of ranges become ``-``. None for no locator.
+    """
+    if not text:
+        return None
+    s = _WS.sub(" ", text.replace("\u00a0", " ")).strip().strip(",;").strip()
+    if not s:
+        return None
+    split = _split_label(s)
+    if split is not None:
+        label, value = split
+    elif _PAGE_LIKE.match(s):
+        label, value = PAGE, s
+    else:
+        return ("other", s.lower())
+    value = _DASHES.sub("-", value.strip()).rstrip(".")
+    return (label, value.lower())
+
+
+def _split_label(s: str) -> tuple[str, str] | None:
+    """The label at the start of ``s`` and the value after it, in the lenient reading."""
+    words = s.split(" ")
+    if len(words) > 2:
+        two = f"{words[0]} {words[1]}".lower()
+        if two in _LENIENT:
+            return _LENIENT[two], " ".join(words[2:])
+    for symbol in _SYMBOLS:
+        if s.startswith(symbol) and s[len(symbol) :].strip():
+            return _LENIENT[symbol], s[len(symbol) :].strip()
+    m = _LABEL_WORD.match(s)
+    if m is not None and m.group(1).lower() in _LENIENT:
+        return _LENIENT[m.group(1).lower()], m.group(2)
+    return None
+
+
+# --------------------------------------------------------------------------- parsing suffixes
+
+
+@dataclass(frozen=True)
+class Locator:
+    """A pinpoint as read from a citation's suffix: its label (``page``, ``section``…), value."""
+
+    label: str
+    value: str
+    raw: str  # as written, whitespace collapsed: "p. 14", "pp. 3–5", "§ 4", "89"
+
+
+def parse_locator(suffix_text: str) -> tuple[Locator | None, str]:
+    """Split a citation suffix into its locator and the rest, the way pandoc's citeproc does.
+
+    Accepts ``, p. 14``, ``pp. 3–5``, ``sec. 2``, ``ch. 3``, ``§ 4``, ``§4``, ``p.3``, a bare
+    ``89`` (an implicit page, digits required), and the delimited form ``{35-89, 102}`` or
+    ``p. {(a)}``. Anything after the locator is suffix. Without a locator the whole text is
+    returned as the rest. Labels are the exact forms of ``TERMS``.
+    """
+    text = _WS.sub(" ", suffix_text.replace("\xa0", " ")).strip()
+    body = text[1:].lstrip() if text.startswith(",") else text
+    delimited = _parse_delimited(body)
+    if delimited is not None:
+        return delimited
+    integrated = _parse_integrated(body)
+    if integrated is not None:
+        return integrated
+    return None, text
+
+
+def _match_label(words: list[str]) -> tuple[str, int, str] | None:
+    """The longest locator form at the start of ``words``: (label, words used, text matched)."""
+    if len(words) >= 2:
+        two = f"{words[0]} {words[1]}".lower()
+        if two in _EXACT:
+            return _EXACT[two], 2, f"{words[0]} {words[1]}"
+    if words and words[0].lower() in _EXACT:
+        return _EXACT[words[0].lower()], 1, words[0]
+    return None
+
+
+def _split_glued_label(words: list[str]) -> list[str]:
+    """``p.3`` and ``§4`` carry their label glued to the value; citeproc splits them."""
+    if not words:
+        return words
+    first = words[0]
+    if first[:1] in "§¶" and len(first) > 1 and first[1:2] not in "§¶":
+        return [first[0], first[1:], *words[1:]]
+    dot = first.rfind(".")
+    if 0 < dot < len(first) - 1 and first[: dot + 1].lower() in _EXACT:
+        return [first[: dot + 1], first[dot + 1 :], *words[1:]]
+    return words
+
+
+def _is_unit(word: str, explicit: bool) -> bool:
+    """A locator word as citeproc accepts it: digits, or a roman numeral after an explicit label."""
+    if not word or not _UNIT.match(word):
+        return False
+    if word.count("(") != word.count(")") or word.count("[") != word.count("]"):
+        return False
+    if any(ch.isdigit() for ch in word):
+        return True
+    return explicit and any(_ROMAN.match(part) for part in _NON_ALNUM.split(word) if part)
+
+
+def _parse_integrated(body: str) -> tuple[Locator, str] | None:
+    words = _split_glued_label(body.split(" ")) if body else []
+    label = _match_label(words)
+    term, used, label_text = label if label is not None else (PAGE, 0, "")
+    values: list[str] = []
+    i = used
+    while i < len(words):
+        word, sep = words[i], ""
+        if len(word) > 1 and word[-1] in ",;":
+            word, sep = word[:-1], word[-1]
+        if not _is_unit(word, explicit=label is not None):
+            break
+        values.append(word + sep)
+        i += 1
+    if not values:
+        return None
+    last = values[-1]
+    trailing = last[-1] if last[-1] in ",;" else ""
+    if trailing:
+        values[-1] = last[:-1]  # a separator not followed by another unit belongs to the suffix
+    value = " ".join(values)
+    rest = " ".join(words[i:])
+    if trailing and rest:
+        rest = f"{trailing} {rest}"
+    return Locator(term, value, f"{label_text} {value}".strip()), rest
+
+
+def _parse_delimited(body: str) -> tuple[Locator, str] | None:
+    brace = body.find("{")
+    if brace < 0:
+        return None
+    label_text = body[:brace].strip()
+    if label_text and label_text.lower() not in _EXACT:
+        return None
+    depth = 0
+    for j in range(brace, len(body)):
+        if body[j] == "{":
+            depth += 1
+        elif body[j] == "}":
+            depth -= 1
+            if depth == 0:
+                inner = body[brace + 1 : j].strip()
+                rest = body[j + 1 :].strip()
+                break
+    else:
+        return None
+    term = _EXACT[label_text.lower()] if label_text else PAGE
+    if not label_text:
+        words = inner.split(" ")
+        label = _match_label(words)
+        if label is not None:
+            term, used, label_text = label
+            inner = " ".join(words[used:])
+    if not inner and not label_text:
+        return None
+    raw = f"{label_text} {inner}".strip()
+    return Locator(term, inner, raw), rest
