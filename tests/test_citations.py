@@ -392,7 +392,7 @@ def test_a_document_without_blocks_or_citations() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # judge's own cases (tests/test_judge.py::test_normalize_locator): same contract
+        # the cases judge relies on to match a citation's locator to a quote's
         ("p. 14", ("page", "14")),
         ("pp. 3–5", ("page", "3-5")),
         ("14", ("page", "14")),

@@ -7,10 +7,8 @@ import gzip
 import zlib
 from pathlib import Path
 
-import pytest
-
 from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
-from citeledger.judge import Judge, normalize_locator
+from citeledger.judge import Judge
 from citeledger.model import (
     CitationRef,
     Extracted,
@@ -202,21 +200,6 @@ def test_quote_selection(tmp_path: Path) -> None:
     assert none_selected.state is State.UNCHECKED and none_selected.quote is None
     assert judge.judge(CitationRef("k", locator="p. 99")).quote is None
     assert judge.judge(CitationRef("k", selector="zzz")).quote is None
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("p. 14", ("page", "14")),
-        ("pp. 3–5", ("page", "3-5")),
-        ("14", ("page", "14")),
-        ("sec. 14.2", ("section", "14.2")),
-        ("§14.2", ("section", "14.2")),
-        ("chapter 3", ("chapter", "3")),
-    ],
-)
-def test_normalize_locator(text: str, expected: tuple[str, str]) -> None:
-    assert normalize_locator(text) == expected
 
 
 def test_receipt_records_the_contract_fields(tmp_path: Path) -> None:
