@@ -39,6 +39,7 @@ FURNITURE_MIN_PAGES = 3  # a page's first/last line is a running header/footer i
 MAX_HITS_WITH_HINT = 256
 PRECISE_ALIGN_CHARS = 240  # up to this length a quote is aligned character by character
 ANCHOR_MAX_HITS = 40  # occurrences of one anchor n-gram considered
+_SHORT_STRETCH = 4096  # characters: searched without asking the text's piece counts first
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -141,13 +142,13 @@ def locate_prepared(
 def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     raw = quote.strip()
     core, tail = _core(normalize_for_match(raw))
-    if not _ALNUM.search(core):
+    if not (core[:1].isalnum() or _ALNUM.search(core)):
         return LocateResult(found=False, reason="the quote has no words to look for")
     norm = prepared.norm
     limit = 2 if hint is None else MAX_HITS_WITH_HINT
 
     if "..." not in core or _has_ellipsis(prepared):
-        hits = _find(norm, core, 0, len(norm), limit)
+        hits = _find(prepared, core, 0, len(norm), limit)
         if hits:
             return _found(prepared, hits, raw, tail, hint, "normalized")
     if not ((raw[0].isalnum() and raw[-1].isalnum()) or raw[-1] in ".,;:!?"):
@@ -287,29 +288,37 @@ def _core(qn: str) -> tuple[str, str]:
     return stripped, tail
 
 
-def _find(norm: str, needle: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
-    """Occurrences of ``needle`` at word boundaries; its first letter may differ in case."""
+def _find(prepared: Prepared, needle: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
+    """Occurrences of ``needle`` at word boundaries; its first letter may differ in case.
+
+    The search stops as soon as the text's piece counts say no further occurrence can exist
+    (``Prepared.occurrence_bound``; at 0 it does not even start): deciding "not ambiguous" then
+    costs no second search through the rest of the text.
+    """
+    norm = prepared.norm
     hits: list[tuple[int, int]] = []
     first = needle[0]
     if first.lower() != first.upper() and len(needle) > 1:
-        rest = needle[1:]
-        lo_c = first.lower()
-        pos = norm.find(rest, lo + 1, hi)
-        while pos != -1:
-            s = pos - 1
-            if norm[s].lower() == lo_c and _bounds_ok(norm, s, pos + len(rest)):
-                hits.append((s, pos + len(rest)))
-                if len(hits) >= limit:
-                    break
-            pos = norm.find(rest, pos + 1, hi)
+        look, skip, lo_c = needle[1:], 1, first.lower()
+    else:
+        look, skip, lo_c = needle, 0, ""
+    # counting costs more than searching a short stretch (an ellipsis' next fragment)
+    bound = prepared.occurrence_bound(look) if hi - lo > _SHORT_STRETCH else -1
+    if bound == 0:
         return hits
-    pos = norm.find(needle, lo, hi)
+    size = len(look)
+    pos = norm.find(look, lo + skip, hi)
+    seen = 0
     while pos != -1:
-        if _bounds_ok(norm, pos, pos + len(needle)):
-            hits.append((pos, pos + len(needle)))
+        seen += 1
+        s = pos - skip
+        if (not skip or norm[s].lower() == lo_c) and _bounds_ok(norm, s, pos + size):
+            hits.append((s, pos + size))
             if len(hits) >= limit:
                 break
-        pos = norm.find(needle, pos + 1, hi)
+        if seen == bound:  # every occurrence there can be has been seen
+            break
+        pos = norm.find(look, pos + 1, hi)
     return hits
 
 
@@ -398,18 +407,16 @@ def _found(
     score: float = 1.0,
     reason: str | None = None,
 ) -> LocateResult:
+    norm = prepared.norm
     spans = []
-    for ns, ne in hits:
+    for ns, ne in hits if hint is not None else hits[:1]:  # without a hint, the first
         if orig:
             spans.append((ns, ne))
             continue
-        if tail and prepared.norm.startswith(tail, ne):
+        if tail and norm.startswith(tail, ne):
             ne += len(tail)
         spans.append(prepared.orig_span(ns, ne))
-    if hint is not None:
-        cs, ce = min(spans, key=lambda sp: (abs(sp[0] - hint), sp[0]))
-    else:
-        cs, ce = spans[0]
+    cs, ce = spans[0] if hint is None else min(spans, key=lambda sp: (abs(sp[0] - hint), sp[0]))
     words = prepared.text[cs:ce]
     if match == "normalized" and words == raw:
         match = "exact"
@@ -420,7 +427,7 @@ def _found(
         char_end=ce,
         source_quote=words,
         score=score,
-        ambiguous=len(spans) > 1,
+        ambiguous=len(hits) > 1,
         reason=reason,
     )
 
@@ -535,7 +542,7 @@ def _locate_ellipsis(
         )
     problems: list[str] = []
     chains: list[tuple[int, int]] = []
-    for hs, he in _find(norm, frags[anchor], 0, len(norm), 64):
+    for hs, he in _find(prepared, frags[anchor], 0, len(norm), 64):
         chain = _chain(prepared, frags, sizes, anchor, hs, he, problems)
         if chain:
             chains.append(chain)
@@ -543,7 +550,7 @@ def _locate_ellipsis(
                 break
     if chains:
         return _found(prepared, chains, raw, "", hint, "normalized")
-    missing = [f for f in frags if not _find(norm, f, 0, len(norm), 1)]
+    missing = [f for f in frags if not _find(prepared, f, 0, len(norm), 1)]
     diffs = tuple(dict.fromkeys(problems))
     diffs += tuple(f"the source does not have '{f}'" for f in missing)
     res = _refusal(
@@ -578,7 +585,7 @@ def _chain(
     for j in range(anchor + 1, len(frags)):
         short = sizes[j] < SHORT_FRAGMENT_WORDS
         gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
-        found = _find(norm, frags[j], end, end + gap + len(frags[j]), 1)
+        found = _find(prepared, frags[j], end, end + gap + len(frags[j]), 1)
         if not found:
             return None
         ns, ne = found[0]
@@ -603,12 +610,26 @@ def _gap_ok(gap: str, short: bool, problems: list[str]) -> bool:
         return False
     head = gap[: ends[0].start() + 1] if ends else gap
     tail = gap[ends[-1].end() :] if ends else gap
-    for part in (head, tail):
-        for w in re.findall(r"[\w']+", part):
-            if _is_negation(w):
-                problems.append(f"the words left out at the ellipsis include '{w}'")
-                return False
+    for part in (head, tail) if ends else (gap,):
+        w = _first_negation(part)
+        if w is not None:
+            problems.append(f"the words left out at the ellipsis include '{w}'")
+            return False
     return True
+
+
+_WORD_RUN = re.compile(r"[\w']+")
+
+
+def _first_negation(s: str) -> str | None:
+    """The first word of ``s`` that ``_is_negation`` accepts. The words are lower-cased
+    together (``str.lower`` never makes a space) and ruled out in one set operation, which is
+    the usual answer; only when a negation may be there are they looked at one by one."""
+    words = _WORD_RUN.findall(s)
+    low = " ".join(words).lower()
+    if "n't" not in low and NEGATIONS.isdisjoint(low.split(" ")):
+        return None
+    return next((w for w in words if _is_negation(w)), None)
 
 
 # --- fuzzy candidate and the token-level judgement -------------------------------------------
@@ -616,27 +637,35 @@ def _gap_ok(gap: str, short: bool, problems: list[str]) -> bool:
 
 def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
     out: list[_Tok] = []
+    append = out.append
     for m in _TOKEN.finditer(s, lo, len(s) if hi is None else hi):
-        kind = m.lastgroup or "word"
-        a, b = m.span()
+        kind = m.lastgroup
         text = m.group()
-        if kind == "sup":
-            if out and out[-1].kind == "num" and out[-1].end == a:
+        if kind == "word" or kind is None:  # the commonest first
+            a, b = m.span()
+            append(_new_tok(_Tok, (text.lower(), a, b, "word", text)))
+        elif kind == "sup":
+            if out and out[-1].kind == "num" and out[-1].end == m.start():
                 prev = out.pop()  # an exponent belongs to its number: "10²"
-                out.append(_Tok(prev.key + text, prev.start, b, "num", prev.raw + text))
-            continue  # otherwise a footnote marker
-        if kind == "num":
+                out.append(_Tok(prev.key + text, prev.start, m.end(), "num", prev.raw + text))
+            # otherwise a footnote marker
+        elif kind == "num":
+            a, b = m.span()
             key = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text
             # a sign, unless the dash joins two numbers (a range: "10-20")
             if a > 0 and s[a - 1] in "-+±" and (a == 1 or not s[a - 2].isdigit()):
                 key = s[a - 1] + key
                 a -= 1
             out.append(_Tok(key, a, b, "num", s[a:b]))
-        elif kind == "sym":
+        else:  # sym
+            a, b = m.span()
             out.append(_Tok(text, a, b, "sym", text))
-        else:
-            out.append(_Tok(text.lower(), a, b, "word", text))
     return out
+
+
+# A _Tok from a tuple of its five fields, without NamedTuple's argument handling: a fuzzy
+# candidate makes hundreds of them.
+_new_tok = tuple.__new__
 
 
 def _anchors(core: str) -> list[tuple[str, int]]:
@@ -718,8 +747,14 @@ class _Candidate(NamedTuple):
 
 
 def _candidate(
-    prepared: Prepared, core: str, lo_est: int, hi_est: int, quote: _Quote | None
+    prepared: Prepared,
+    core: str,
+    lo_est: int,
+    hi_est: int,
+    quote: _Quote | None,
+    qt: list[_Tok] | None = None,
 ) -> _Candidate | None:
+    """``qt``: ``_tokens(core)``, if the caller has it already."""
     norm = prepared.norm
     pad = len(core) // 4 + 16
     ws, we = max(0, lo_est - pad), min(len(norm), hi_est + len(core) + pad)
@@ -739,7 +774,8 @@ def _candidate(
         rs -= 1
     while re_ < len(norm) and norm[re_] != " ":
         re_ += 1
-    qt = _tokens(core)
+    if qt is None:
+        qt = _tokens(core)
     ct = _tokens(norm, rs, re_)
     if not qt or not ct:
         return None
@@ -872,13 +908,16 @@ def _what(qtoks: list[_Tok], stoks: list[_Tok]) -> str:
 
 def _best_candidate(prepared: Prepared, core: str, quote: _Quote | None = None) -> list[_Candidate]:
     cands = []
-    for lo, hi in _clusters(prepared, core):
-        c = _candidate(prepared, core, lo, hi, quote)
+    clusters = _clusters(prepared, core)
+    whole = len(prepared.norm) <= 200_000 and len(core) <= 400
+    qt = _tokens(core) if clusters or whole else []
+    for lo, hi in clusters:
+        c = _candidate(prepared, core, lo, hi, quote, qt)
         if c is not None:
             cands.append(c)
-    if not cands and len(prepared.norm) <= 200_000 and len(core) <= 400:
+    if not cands and whole:
         # Nothing verbatim to anchor on: one alignment over the whole text, for the message.
-        c = _candidate(prepared, core, 0, max(0, len(prepared.norm) - len(core)), quote)
+        c = _candidate(prepared, core, 0, max(0, len(prepared.norm) - len(core)), quote, qt)
         if c is not None:
             cands.append(c)
     cands.sort(key=lambda c: (len(c.differences), -c.score))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,12 @@ DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u2e3a\u2e3b\ufe58\uf
 _HYPHENS = "-\u2010\u2011"
 SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u2039\u203a\u02bc\u0060\u00b4\uff07"
 DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\uff02\u301d\u301e"
+# Where ``prepare`` cuts the normalised text into the pieces it counts (``Prepared.pieces``).
+# Any one character would do; the commonest letter of the languages in the corpus cuts prose
+# into pieces of a few characters across word ends, most of them unique in a text: nearly every
+# quote has such a piece, a quote with a changed character usually one the text lacks, and
+# there are fewer pieces to count than words.
+PIECE_MARK = "e"
 # Removed outright: they are invisible and never separate words.
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
 
@@ -41,13 +48,7 @@ WHITESPACE = (
     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
-# First, the one-for-one replacements, which keep every offset: C-speed substitutions.
-_ONE_FOR_ONE = (
-    (re.compile(f"[{re.escape(WHITESPACE)}]"), " "),
-    (re.compile(f"[{re.escape(SINGLE_QUOTES)}]"), "'"),
-    (re.compile(f"[{re.escape(DOUBLE_QUOTES)}]"), '"'),
-    (re.compile(f"[{re.escape(DASHES[1:])}]"), "-"),
-)
+# First, the one-for-one replacements, which keep every offset.
 _ONE_FOR_ONE_MAP = (
     {c: " " for c in WHITESPACE}
     | {c: "'" for c in SINGLE_QUOTES}
@@ -66,6 +67,8 @@ def _code_point_table(mapping: dict[str, str]) -> tuple[int, ...]:
 
 
 _ONE_FOR_ONE_TABLE = _code_point_table(_ONE_FOR_ONE_MAP)
+_ONE_FOR_ONE_PAIRS = tuple(_ONE_FOR_ONE_MAP.items())
+_WHITESPACE_PAIRS = tuple((c, " ") for c in WHITESPACE)
 _Z = re.escape(ZERO_WIDTH.replace("\u00ad", ""))
 
 # Then one pass finds every place where the length changes; everything between matches is
@@ -128,6 +131,9 @@ class Prepared:
     seg_norm: tuple[int, ...]
     seg_orig: tuple[int, ...]
     seg_orig_end: tuple[int, ...]  # -1 for linear segments
+    # How often each piece of ``norm.split(PIECE_MARK)`` occurs (see ``occurrence_bound``);
+    # None: not counted.
+    pieces: Counter[str] | None = field(default=None, compare=False, repr=False)
     # Derived views of the same text that callers may memoise (e.g. the text without running
     # headers); never part of equality.
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -155,7 +161,52 @@ class Prepared:
         return self.seg_orig_end[i]
 
     def orig_span(self, ns: int, ne: int) -> tuple[int, int]:
-        return self.orig_start(ns), self.orig_end(ne)
+        """``(orig_start(ns), orig_end(ne))``, in one call: the locator's every answer."""
+        if ns >= ne or ns < 0 or ne > len(self.norm):
+            return self.orig_start(ns), self.orig_end(ne)
+        seg_norm, seg_orig, seg_end = self.seg_norm, self.seg_orig, self.seg_orig_end
+        i = bisect.bisect_right(seg_norm, ns) - 1
+        if i < 0:
+            a = ns
+        elif seg_end[i] < 0:
+            a = seg_orig[i] + (ns - seg_norm[i])
+        else:
+            a = seg_orig[i]
+        j = bisect.bisect_right(seg_norm, ne - 1, i + 1) - 1  # ne - 1 >= ns: not before i
+        if j < 0:
+            b = ne
+        elif seg_end[j] < 0:
+            b = seg_orig[j] + (ne - seg_norm[j])
+        else:
+            b = seg_end[j]
+        return a, b
+
+    def occurrence_bound(self, s: str) -> int:
+        """At most how many times ``s`` occurs in ``norm`` (at any offset), or -1 if unknown.
+
+        ``norm.split(PIECE_MARK)`` cuts at every occurrence of the mark (one character). A piece
+        of ``s`` with the mark on both sides (an inner piece) stands whole between two marks at
+        every occurrence of ``s``, at a different place each time: ``s`` cannot occur more often
+        than its rarest inner piece does among the pieces of ``norm``. That lets the locator
+        stop looking once it has seen that many (deciding "not ambiguous" without searching the
+        rest of the text), and not look at all at 0. The loop stops at the first piece seen at
+        most once: that is all a search that has found one occurrence needs to know.
+        """
+        pieces = self.pieces
+        if pieces is None:
+            return -1
+        inner = s.split(PIECE_MARK)[1:-1]
+        if not inner:
+            return -1
+        get = pieces.get
+        least = len(self.norm) + 1
+        for w in inner:
+            n = get(w, 0)
+            if n < least:
+                if n <= 1:
+                    return n
+                least = n
+        return least
 
 
 def _specials(t1: str) -> list[tuple[str, int, int]]:
@@ -195,13 +246,23 @@ def _specials(t1: str) -> list[tuple[str, int, int]]:
         pos = e
 
 
-def _build(text: str, want_map: bool) -> tuple[str, list[int], list[int], list[int]]:
-    if len(text) < 4096:  # a quote: one table lookup per character is cheapest
+def _build(
+    text: str, want_map: bool, t1: str | None = None
+) -> tuple[str, list[int], list[int], list[int]]:
+    """``t1``, when given, is ``text`` after the one-for-one replacements."""
+    if t1 is not None:
+        pass
+    elif text.isascii() and len(text) < 4096:  # one table lookup per character is cheapest
         t1 = text.translate(_ONE_FOR_ONE_TABLE)
+    elif len(text) < 4096:  # a quote: translate() is slow on other strings
+        t1 = _ONE_FOR_ONE_RX.sub(_one_for_one, text)
     else:
+        # a text: str.replace of each character there is runs at memchr speed; the replacements
+        # commute (none makes a character another one replaces)
         t1 = text
-        for rx, rep in _ONE_FOR_ONE if not text.isascii() else _ONE_FOR_ONE[:1]:
-            t1 = rx.sub(rep, t1)
+        for c, rep in _ONE_FOR_ONE_PAIRS if not text.isascii() else _WHITESPACE_PAIRS:
+            if c in t1:
+                t1 = t1.replace(c, rep)
     if not want_map and t1.isascii() and "-" not in t1 and "  " not in t1:
         return t1, [], [], []  # nothing left that changes length
     out: list[str] = []
@@ -242,19 +303,10 @@ def _build(text: str, want_map: bool) -> tuple[str, list[int], list[int], list[i
     size = len(text)
     for kind, s, e in _specials(t1):
         if kind == "dash":
-            prev = t1[s - 1] if s > copy_from else last
-            nxt = t1[e] if e < size else ""
             raw = t1[s:e]
-            if prev.isalpha() and nxt.isalpha():
-                # A lone hyphen right after a word is hyphenation, at a line break (also as
-                # pasted from a PDF: "vari- ables") or inside a compound ("well-known"): the
-                # forms must meet, so it is dropped. Anything else between two words is a dash:
-                # kept, without its spaces ("left - and", "left—and" → "left-and").
-                rep = "" if len(raw.strip()) == 1 and text[s] in _HYPHENS else "-"
-            elif raw[0] == " " and raw[-1] != " " and nxt.isdigit():
-                rep = " -"  # a sign: "fell to -5" keeps its minus apart from the word before
-            else:
-                rep = "-"
+            rep = _dash_rep(
+                t1[s - 1] if s > copy_from else last, raw, t1[e] if e < size else "", text[s]
+            )
             if rep == raw:
                 continue
             flush(s)
@@ -298,7 +350,12 @@ def prepare(text: str) -> Prepared:
     """Normalise ``text`` once, keeping the offset map (see ``Prepared``)."""
     norm, sn, so, se = _build(text, True)
     return Prepared(
-        text=text, norm=norm, seg_norm=tuple(sn), seg_orig=tuple(so), seg_orig_end=tuple(se)
+        text=text,
+        norm=norm,
+        seg_norm=tuple(sn),
+        seg_orig=tuple(so),
+        seg_orig_end=tuple(se),
+        pieces=Counter(norm.split(PIECE_MARK)),
     )
 
 
@@ -306,13 +363,82 @@ def normalize_for_match(s: str) -> str:
     """The normalised form the locator compares (no offset map), without edge whitespace."""
     # Collapsing whitespace first changes nothing the later rules look at (the characters
     # beside a dash, whether a space is there), except the soft hyphen's, which asks whether a
-    # line break follows. It makes the common case quick.
+    # line break follows: a soft hyphen between two ASCII letters is simply dropped, any other
+    # takes the full rules. Then the common cases skip the general pass (``_build``): a string
+    # whose only changes are one-for-one (quotes, dashes) and dash runs takes ``_dash_runs``.
     if "\u00ad" in s:
-        return _build(s, False)[0].strip()
+        if s.count("\u00ad") != len(_SHY_IN_WORD.findall(s)):
+            return _build(s, False)[0].strip()
+        s = s.replace("\u00ad", "")
     s = " ".join(s.split())
     if s.isascii():
         if "`" in s:
             s = s.replace("`", "'")
-        if "-" not in s:
-            return s
-    return _build(s, False)[0].strip()
+        return _dash_runs(s, s).strip() if "-" in s else s
+    t1 = _ONE_FOR_ONE_RX.sub(_one_for_one, s)  # what the table does, quicker on a short string
+    if not t1.isascii() and (
+        "  " in t1
+        or _ZERO_WIDTH_RX.search(t1)
+        or any(
+            unicodedata.combining(run[0]) or not unicodedata.is_normalized("NFKC", run)
+            for run in _UNI_RUN.findall(t1)
+        )
+    ):
+        return _build(s, False, t1)[0].strip()
+    return _dash_runs(s, t1).strip() if "-" in t1 else t1
+
+
+_SHY_IN_WORD = re.compile(r"(?<=[A-Za-z])\u00ad(?=[A-Za-z])")
+_ZERO_WIDTH_RX = re.compile(f"[{_Z}]")
+_UNI_RUN = re.compile(rf"[^\x00-\x7f\u00ad{_Z}]+")  # as _SPECIAL's "uni"
+_ONE_FOR_ONE_RX = re.compile(f"[{re.escape(''.join(_ONE_FOR_ONE_MAP))}]")
+
+
+def _one_for_one(m: re.Match[str]) -> str:
+    return _ONE_FOR_ONE_MAP[m.group()]
+
+
+def _dash_rep(prev: str, raw: str, nxt: str, first: str) -> str:
+    """What a dash run (``raw``: " *-+ *" after the one-for-one replacements) becomes, between
+    the characters ``prev`` (output so far) and ``nxt``; ``first`` is its first character as
+    written."""
+    if prev.isalpha() and nxt.isalpha():
+        # A lone hyphen right after a word is hyphenation, at a line break (also as pasted from
+        # a PDF: "vari- ables") or inside a compound ("well-known"): the forms must meet, so it
+        # is dropped. Anything else between two words is a dash: kept, without its spaces
+        # ("left - and", "left—and" → "left-and").
+        return "" if len(raw.strip()) == 1 and first in _HYPHENS else "-"
+    if raw[0] == " " and raw[-1] != " " and nxt.isdigit():
+        return " -"  # a sign: "fell to -5" keeps its minus apart from the word before
+    return "-"
+
+
+def _dash_runs(text: str, t1: str) -> str:
+    """``_build`` for a short ``text`` whose only changes are the one-for-one replacements
+    (``t1``) and dash runs: its runs of non-ASCII characters need no change, and it has no
+    double space, zero-width character or soft hyphen. Nothing else changes length, so the
+    character before a run is ``t1``'s own (``_build`` takes the output's last one, the same
+    character, or a space or a dash where a run follows another: not a letter either way).
+    Runs are " ?-+ ?" here, found as ``_SPECIAL`` finds them."""
+    out: list[str] = []
+    pos = 0  # t1 is copied up to here
+    done = 0  # where the last run ended: its trailing space is not the next one's
+    size = len(t1)
+    i = t1.find("-")
+    while i >= 0:
+        s = i - 1 if i > done and t1[i - 1] == " " else i
+        e = i + 1
+        while e < size and t1[e] == "-":
+            e += 1
+        if e < size and t1[e] == " ":
+            e += 1
+        raw = t1[s:e]
+        rep = _dash_rep(t1[s - 1] if s > 0 else "", raw, t1[e] if e < size else "", text[s])
+        if rep != raw:
+            out.append(t1[pos:s])
+            out.append(rep)
+            pos = e
+        done = e
+        i = t1.find("-", e)
+    out.append(t1[pos:])
+    return "".join(out)
