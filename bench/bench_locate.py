@@ -19,6 +19,7 @@ altered quotes (one number or word changed), which take the fuzzy path to be ref
 Every time is the best of a few repeats per call (garbage collection off). Runs in well under two
 minutes on one core:
     .venv/bin/python bench/bench_locate.py            # --texts 1000 --size 100000 --naive 40
+    .venv/bin/python bench/bench_locate.py --slowest 10   # and where the time goes
 """
 
 from __future__ import annotations
@@ -150,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--naive", type=int, default=40, help="texts for the naive rapidfuzz run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument(
+        "--slowest", type=int, default=0, help="also list the N slowest quotes (profiling aid)"
+    )
     args = ap.parse_args(argv)
     started = time.perf_counter()
     pool, origin = corpus_pool()
@@ -161,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     t_naive_ours = 0.0
     kinds: Counter[str] = Counter()
     refusals: list[str] = []
+    timed: list[tuple[float, float, str, str, str]] = []  # (locate, floor, kind, answer, quote)
     per_kind: dict[str, list[float]] = {}
     matches: Counter[str] = Counter()
     found = refused_alt = n = n_alt = n_naive = 0
@@ -195,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             cell[1] += ours
             cell[2] += best_of(lambda: norm.find(nq, norm.find(nq) + 1), args.repeats)  # noqa: B023
             matches[res.match or "refused"] += 1
+            timed.append((ours, floor, kind, res.match or "refused", quote))
             found += res.found
             if not res.found and len(refusals) < 3:
                 refusals.append(f"{kind}: {res.reason} {list(res.differences)[:1]}")
@@ -253,6 +259,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{ms(t_ours_alt).strip()} vs failing find {ms(t_floor_alt).strip()} = "
         f"{t_ours_alt / t_floor_alt:.1f}x the floor"
     )
+    if args.slowest > 0:
+        timed.sort(reverse=True)
+        top = timed[: args.slowest]
+        print(
+            f"  the {len(top)} slowest quotes take {sum(t[0] for t in top) / t_ours:.0%} of the "
+            f"locate time ({ms(sum(t[0] for t in top)).strip()}):"
+        )
+        for ours, floor, kind, answer, quote in top:
+            print(
+                f"    {ours * 1e6:8.1f} us = {ours / floor:6.1f}x its floor  {kind:<11} "
+                f"{answer:<10} {quote[:60]!r}"
+            )
     print(f"  bench wall time {time.perf_counter() - started:.1f} s")
     return 0
 

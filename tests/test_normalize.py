@@ -168,3 +168,91 @@ def test_whitespace_list_is_every_unicode_space() -> None:
 
     spaces = {chr(c) for c in range(0x110000) if chr(c).isspace()}
     assert spaces == set(WHITESPACE) | {" "}
+
+
+# The quick paths of normalize_for_match (ASCII, one-for-one only, dash runs, a soft hyphen
+# inside a word) must give what the general pass gives, whatever surrounds them.
+_QUICK_PIECES = st.sampled_from(
+    [
+        "ab",
+        "Cd",
+        "a\u00adb",
+        "\u00ad",
+        " ",
+        "  ",
+        "\n",
+        "-",
+        " -",
+        "- ",
+        " - ",
+        "--",
+        "\u2013",
+        "\u2014",
+        "\u2011",
+        "\u2212",
+        "\u2019",
+        "\u201c",
+        "`",
+        "\u00e9",
+        "\u00df",
+        "e\u0301",
+        "\u0301",
+        "\ufb01",
+        "\u00b2",
+        "\u200b",
+        "\u00a0",
+        "5",
+        ".",
+        "\u3000",
+        "\u00a8",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_QUICK_PIECES, min_size=1, max_size=20).map("".join))
+def test_quick_paths_agree_with_the_general_pass(text: str) -> None:
+    from citeledger.normalize import _build
+
+    assert normalize_for_match(text) == _build(text, False)[0].strip()
+    assert normalize_for_match(text) == prepare(text).norm.strip()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a - -5",  # a dash run right after one that ended in a space
+        "a - -b",
+        "a- -b",
+        "x -- - 5",
+        "a -\u2013 b",
+        "fell to -5 and -\u20135",
+        "well-\u00adknown",  # a soft hyphen beside a hyphen takes the general pass
+        "caf\u00e9-bar \u2019t-",
+        "\u00e9-\u00e9 -\u00df",
+    ],
+)
+def test_quick_dash_runs_agree_with_the_general_pass(text: str) -> None:
+    from citeledger.normalize import _build
+
+    assert normalize_for_match(text) == _build(text, False)[0].strip()
+
+
+def test_a_long_text_is_replaced_one_for_one_as_the_table_says() -> None:
+    # texts of 4096 characters and more take str.replace instead of the table
+    from citeledger.normalize import _ONE_FOR_ONE_MAP, _ONE_FOR_ONE_TABLE, _build
+
+    chars = "".join(_ONE_FOR_ONE_MAP)
+    text = " ".join(f"a{c}b {c}c d{c} \u00e9{c}" for c in chars) * 8
+    assert len(text) >= 4096
+    assert _build(text, True) == _build(text, True, text.translate(_ONE_FOR_ONE_TABLE))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PIECES, min_size=1, max_size=30).map("".join))
+def test_orig_span_is_start_and_end_together(text: str) -> None:
+    p = prepare(text)
+    n = len(p.norm)
+    for a in range(-1, n + 2):
+        for b in range(-1, n + 2):
+            assert p.orig_span(a, b) == (p.orig_start(a), p.orig_end(b))

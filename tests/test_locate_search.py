@@ -1,0 +1,132 @@
+"""The locator's quick search: counting what a text holds may make it stop early, never answer
+differently. Every answer is checked against a plain scan of the whole normalised text.
+
+The texts here are made up for these tests (repetitive on purpose, so that passages recur).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeledger.locate import _bounds_ok, _first_negation, _is_negation, locate, prepare
+from citeledger.normalize import PIECE_MARK
+
+WORDS = ["the", "see", "tree", "free", "agree", "we", "were", "here", "one", "not", "70", "ee"]
+
+
+def _text(rng: random.Random, n: int) -> str:
+    """Prose from a small vocabulary: every short passage occurs several times."""
+    out = []
+    for _ in range(n):
+        w = rng.choice(WORDS)
+        out.append(w.capitalize() if rng.random() < 0.1 else w)
+        out.append(rng.choice([" ", " ", " ", ", ", ". ", "\n"]))
+    return "".join(out)
+
+
+def _occurrences(norm: str, needle: str) -> list[int]:
+    """Every start of ``needle`` at word boundaries, first letter case-free: the plain scan."""
+    first, rest = needle[0], needle[1:]
+    out = []
+    for i in range(len(norm) - len(needle) + 1):
+        same_first = norm[i] == first or norm[i].lower() == first.lower() != first.upper()
+        if same_first and norm.startswith(rest, i + 1) and _bounds_ok(norm, i, i + len(needle)):
+            out.append(i)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10**9), st.integers(3, 40), st.integers(1, 12))
+def test_found_ambiguous_and_first_span_agree_with_a_plain_scan(seed: int, at: int, n: int) -> None:
+    rng = random.Random(seed)
+    text = _text(rng, 400)
+    p = prepare(text)
+    words = p.norm.split(" ")
+    needle = " ".join(words[at : at + n]).strip(".,; ")
+    if len(needle) < 2 or not needle[0].isalnum():
+        return
+    starts = _occurrences(p.norm, needle)
+    r = locate(text, needle)
+    if not starts:
+        return  # edge punctuation or a fuzzy match decide those; not this test's business
+    assert r.found
+    assert r.ambiguous == (len(starts) > 1)
+    if r.match in ("exact", "normalized"):
+        assert r.char_start == p.orig_start(starts[0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**9), st.integers(0, 2000), st.integers(1, 80))
+def test_occurrence_bound_is_never_below_the_count(seed: int, at: int, size: int) -> None:
+    rng = random.Random(seed)
+    p = prepare(_text(rng, 300))
+    s = p.norm[at : at + size]
+    if rng.random() < 0.3 and s:  # and strings the text may not have
+        i = rng.randrange(len(s))
+        s = s[:i] + rng.choice("exz 7") + s[i + 1 :]
+    if not s:
+        return
+    count = sum(1 for i in range(len(p.norm)) if p.norm.startswith(s, i))
+    bound = p.occurrence_bound(s)
+    assert count <= bound if s.count(PIECE_MARK) >= 2 else bound == -1
+
+
+def test_a_rare_word_that_recurs_does_not_make_a_unique_passage_ambiguous() -> None:
+    # "committee" occurs three times, the passage once; then the passage twice
+    text = (
+        "The committee met. A committee of three found that the treatment was not effective. "
+        "Nobody asked the committee again."
+    )
+    r = locate(text, "found that the treatment was not effective")
+    assert r.found and not r.ambiguous
+    twice = text + " Later they found that the treatment was not effective."
+    r = locate(twice, "found that the treatment was not effective")
+    assert r.found and r.ambiguous
+    assert r.char_start == text.index("found that")  # the first occurrence, without a hint
+    r = locate(twice, "found that the treatment was not effective", hint=len(twice))
+    assert r.char_start == twice.rindex("found that")  # the nearest to the hint
+
+
+def test_a_passage_the_text_lacks_is_refused_without_a_match() -> None:
+    text = "We see the tree here. We see the free tree there. " * 50
+    r = locate(text, "We see the green tree here")
+    assert not r.found
+    r = locate(text, "we see the tree here")  # first letter's case only: found, ambiguous
+    assert r.found and r.ambiguous
+
+
+@pytest.mark.parametrize(
+    "s",
+    [
+        "who had been sent out to look for the pieces",
+        "but it was NOT there",
+        "Don't say it",
+        "they hardly knew",
+        "nothing, nowhere; none",
+        "\u017fcarcely a word",  # long s: not a negation, whatever case-blind matching says
+        "isn't",
+        "a notable note on notation",
+        "",
+        "ΑΣ ΑΣ not",
+    ],
+)
+def test_first_negation_is_the_first_word_that_is_one(s: str) -> None:
+    expected = next((w for w in re.findall(r"[\w']+", s) if _is_negation(w)), None)
+    assert _first_negation(s) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["not", "NOT", "Not", "n't", "don't", "no", "know", "'", " ", ".", "x"]),
+        max_size=12,
+    ).map("".join)
+)
+def test_first_negation_matches_the_word_by_word_rule(s: str) -> None:
+    expected = next((w for w in re.findall(r"[\w']+", s) if _is_negation(w)), None)
+    assert _first_negation(s) == expected
