@@ -36,7 +36,7 @@ from importlib import resources
 
 from citeledger import __version__
 from citeledger.model import Judgement, Receipt, State
-from citeledger.textfragment import pdf_page_url, text_fragment_url
+from citeledger.textfragment import passage_link
 
 CONTEXT_LIMIT = 600  # characters of context at most on each side of the quote
 
@@ -464,20 +464,6 @@ def _provider(judgement: Judgement) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _deep_link(r: Receipt, text: str | None, base: str | None) -> str | None:
-    if base is None or not base.lower().startswith(("http://", "https://")):
-        return None
-    is_pdf = "pdf" in (r.content_type or "").lower() or "pdf" in (r.extractor or "").lower()
-    if is_pdf:
-        return pdf_page_url(base, r.page) if r.page else None
-    if text is None or r.char_start is None or r.char_end is None:
-        return None
-    if not 0 <= r.char_start < r.char_end <= len(text):
-        return None
-    link = text_fragment_url(base, text, r.char_start, r.char_end)
-    return link if link != base else None
-
-
 def _receipt_section(
     judgement: Judgement, text: str | None, source_url: str | None, failed: bool
 ) -> list[str]:
@@ -529,7 +515,7 @@ def _receipt_section(
         rows.append(_row("Reason", r.reason))
     rows.append(_row("Tool", r.tool))
     if not failed:
-        link = _deep_link(r, text, r.url or source_url)
+        link = passage_link(r, text, r.url or source_url)
         if link:
             rows.append(_row("Open at the passage (copy into a browser)", link, cls=addr))
     out.append('<dl class="citeledger-evidence-receipt">' + "".join(rows) + "</dl>")

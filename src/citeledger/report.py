@@ -14,6 +14,7 @@ from typing import Any
 
 from citeledger.evidence import EvidenceReader
 from citeledger.model import CitationRef, Judgement, State
+from citeledger.textfragment import passage_link, receipt_is_pdf
 
 
 @dataclass(frozen=True)
@@ -35,19 +36,13 @@ def anchor_for(judgement: Judgement, reader: EvidenceReader | None) -> dict[str,
         "char_end": r.char_end,
         "evidence": r.evidence,
     }
-    if r.url and r.url.startswith(("http://", "https://")) and r.char_start is not None:
-        try:
-            from citeledger import textfragment
-        except ImportError:  # pragma: no cover - part of the package
-            return anchor
-        if r.page:
-            anchor["link"] = textfragment.pdf_page_url(r.url, r.page)
-        elif reader is not None and r.evidence and r.char_end is not None:
-            ev = reader.load(r.evidence)
-            if ev.text is not None and not ev.problems:
-                anchor["link"] = textfragment.text_fragment_url(
-                    r.url, ev.text, r.char_start, r.char_end
-                )
+    text = None
+    if not receipt_is_pdf(r) and reader is not None and r.evidence:
+        ev = reader.load(r.evidence)
+        text = ev.text if not ev.problems else None
+    link = passage_link(r, text) if r.char_start is not None else None  # a found span only
+    if link is not None:
+        anchor["link"] = link
     return anchor
 
 

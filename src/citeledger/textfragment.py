@@ -34,6 +34,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import quote as _percent_quote
 
+from citeledger.model import Receipt
+
 EXACT_MAX_WORDS = 8  # longer quotes use the start,end form
 RANGE_MIN_WORDS = 3  # words in each of start and end, to begin with
 RANGE_MAX_WORDS = 10  # how far a term may grow to become unique
@@ -423,3 +425,28 @@ def _cut_at_break(view: _View, lo: int, hi: int, keep: str) -> str:
     if keep == "head":
         return view.text[lo : inner[0]].rstrip(" ")
     return view.text[inner[-1] + 1 : hi].lstrip(" ")
+
+
+def receipt_is_pdf(r: Receipt) -> bool:
+    """Only a paged text (a PDF) gives a receipt a page number."""
+    return (
+        r.page is not None
+        or "pdf" in (r.content_type or "").lower()
+        or "pdf" in (r.extractor or "").lower()
+    )
+
+
+def passage_link(r: Receipt, text: str | None, base: str | None = None) -> str | None:
+    """The one way to send a reader to a receipt's passage at the source: ``#page=N`` for a PDF,
+    a text fragment for a page; None for local files or when no unambiguous link exists."""
+    base = base or r.url
+    if base is None or not base.lower().startswith(("http://", "https://")):
+        return None
+    if receipt_is_pdf(r):
+        return pdf_page_url(base, r.page) if r.page else None
+    if text is None or r.char_start is None or r.char_end is None:
+        return None
+    if not 0 <= r.char_start < r.char_end <= len(text):
+        return None
+    link = text_fragment_url(base, text, r.char_start, r.char_end)
+    return link if link != base else None
