@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from citeledger.errors import CiteledgerError
-from citeledger.evidence import EvidenceReader
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
@@ -95,7 +94,6 @@ def run_check(
     cov_total = {"prose_sentences": 0, "with_provenance": 0, "unverified": 0}
     without: list[str] = []
     warnings: list[str] = []
-    reader: EvidenceReader | None = None
     for doc in docs:
         doc_json = pandoc_json(doc, from_format)
         opts = read_options(doc_json.get("meta", {}))  # the filter's options, the same way
@@ -106,7 +104,6 @@ def run_check(
             led: Ledger = load_ledger(lpath)
             judge = Judge(led, audience=who)
             judges[(lpath, who)] = judge
-        reader = judge.reader
         found_here = find_citations(doc_json)
         if not found_here and Path(doc).suffix.lower() in _BUILT_OUTPUTS:
             raise CiteledgerError(
@@ -115,7 +112,7 @@ def run_check(
                 fix="run check on the source document (the Markdown), not on the output",
             )
         for found in found_here:
-            entries.append(Entry(doc, found.ref, judge.judge(found.ref)))
+            entries.append(Entry(doc, found.ref, judge.judge(found.ref), judge.reader))
         cov = compute_coverage(doc_json)
         cov_total["prose_sentences"] += cov.prose_sentences
         cov_total["with_provenance"] += cov.with_provenance
@@ -129,7 +126,7 @@ def run_check(
         "ratio": (cov_total["with_provenance"] / n) if n else None,
         "without_provenance": without,
     }
-    report = build_report(entries, coverage, reader, warnings)
+    report = build_report(entries, coverage, warnings)
     for w in warnings:
         print(f"[WARNING] citeledger: {w}", file=sys.stderr)
     if json_out and json_out != "-":

@@ -22,6 +22,7 @@ class Entry:
     document: str
     ref: CitationRef
     judgement: Judgement
+    reader: EvidenceReader | None = None  # the evidence of the ledger that judged it
 
 
 def anchor_for(judgement: Judgement, reader: EvidenceReader | None) -> dict[str, Any] | None:
@@ -46,7 +47,7 @@ def anchor_for(judgement: Judgement, reader: EvidenceReader | None) -> dict[str,
     return anchor
 
 
-def entry_json(entry: Entry, reader: EvidenceReader | None) -> dict[str, Any]:
+def entry_json(entry: Entry) -> dict[str, Any]:
     j = entry.judgement
     restricted = j.state is State.RESTRICTED
     out: dict[str, Any] = {
@@ -55,7 +56,7 @@ def entry_json(entry: Entry, reader: EvidenceReader | None) -> dict[str, Any]:
         "reasons": list(j.reasons),
         "claim": "" if restricted else entry.ref.claim,
         "quote": None if restricted or j.quote is None else j.quote.text,
-        "anchor": None if restricted else anchor_for(j, reader),
+        "anchor": None if restricted else anchor_for(j, entry.reader),
         "document": entry.document,
         "occurrence": entry.ref.occurrence,
         "locator": entry.ref.locator,
@@ -71,12 +72,11 @@ def entry_json(entry: Entry, reader: EvidenceReader | None) -> dict[str, Any]:
 def build_report(
     entries: Sequence[Entry],
     coverage: dict[str, Any] | None,
-    reader: EvidenceReader | None = None,
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     counts = Counter(e.judgement.state.value for e in entries)
     return {
-        "citations": [entry_json(e, reader) for e in entries],
+        "citations": [entry_json(e) for e in entries],
         "counts": dict(sorted(counts.items())),
         "coverage": coverage,
         "warnings": list(warnings),
