@@ -13,7 +13,6 @@ most once per build.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from citeledger.evidence import EvidenceReader, LoadedEvidence, sha256_hex
@@ -350,7 +349,3 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
             f"The evidence records {ev.target_uri}, but the receipt claims {receipt.url}."
         )
     return None
-
-
-def judge_all(judge: Judge, refs: Sequence[CitationRef]) -> list[Judgement]:
-    return [judge.judge(r) for r in refs]

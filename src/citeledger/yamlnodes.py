@@ -150,13 +150,7 @@ def _refuse_tags(root: Node, file: str) -> None:
             continue
         seen.add(id(node))
         if node.tag not in _ALLOWED_TAGS:
-            shown = node.tag.replace("tag:yaml.org,2002:", "!!")
-            raise LedgerError(
-                f"the YAML tag {shown} is not allowed in a ledger",
-                file=file,
-                line=node.start_mark.line + 1,
-                fix="remove the tag and write the value as plain text",
-            )
+            raise _tag_error(node, file, " in a ledger")
         if isinstance(node.value, list):
             for item in node.value:
                 stack.extend(item if isinstance(item, tuple) else (item,))
@@ -247,11 +241,12 @@ def scalar_value(node: ScalarNode, file: str, where: str = "") -> Any:
 
 
 def _tag_error(node: Node, file: str, where: str) -> LedgerError:
+    shown = node.tag.replace("tag:yaml.org,2002:", "!!")
     return LedgerError(
-        f"the YAML tag {node.tag} is not allowed{where}",
+        f"the YAML tag {shown} is not allowed{where}",
         file=file,
         line=line_of(node),
-        fix="remove the tag and write plain text, numbers, lists and mappings",
+        fix="remove the tag and write the value as plain text, numbers, lists and mappings",
     )
 
 
