@@ -228,7 +228,8 @@ class Judge:
                 if outcome == "gone"
                 else "the quoted passage is no longer in the current version"
             )
-            last_seen = self._last_seen(quote)
+            found = quote.last_found
+            last_seen = found.retrieved_at if found else None
             reasons = [f"Rechecked on {receipt.retrieved_at}: {what}."]
             if receipt.reason:
                 reasons.append(receipt.reason)
@@ -273,13 +274,6 @@ class Judge:
             prepared = self._prepared[ev.path] = prepare(ev.text)
         result = locate_prepared(prepared, writer_quote, page_starts=ev.page_starts, hint=start)
         return result.found and result.char_start == start and result.char_end == end
-
-    @staticmethod
-    def _last_seen(quote: Quote) -> str | None:
-        for r in reversed(quote.receipts):
-            if r.outcome == "found":
-                return r.retrieved_at
-        return None
 
     @staticmethod
     def _checked_reason(receipt: Receipt) -> str:

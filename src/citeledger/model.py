@@ -130,6 +130,14 @@ class Quote:
     def latest(self) -> Receipt | None:
         return self.receipts[-1] if self.receipts else None
 
+    @property
+    def last_found(self) -> Receipt | None:
+        """The newest receipt that found the quote: where it was last seen, and when."""
+        for r in reversed(self.receipts):
+            if r.outcome == "found":
+                return r
+        return None
+
 
 @dataclass(frozen=True)
 class Withdrawal:

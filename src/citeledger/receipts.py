@@ -167,11 +167,7 @@ def receipts_for_capture(
 def _quote_receipt(
     quote: Quote, extracted: Extracted, prepared: Any, base: Mapping[str, Any], locate_prepared: Any
 ) -> Receipt:
-    hint = None
-    for r in reversed(quote.receipts):
-        if r.outcome == "found" and r.char_start is not None:
-            hint = r.char_start
-            break
+    hint = quote.last_found.char_start if quote.last_found else None
     result = locate_prepared(prepared, quote.text, page_starts=extracted.page_starts, hint=hint)
     writer_sha = sha256_hex(quote.text)
     not_found = not result.found or result.char_start is None or result.char_end is None

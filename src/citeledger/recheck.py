@@ -76,18 +76,11 @@ def recheck_outcome(
     result: list[tuple[int, Receipt]] = []
     words: list[str] = []
     for i, receipt in made:
-        previous = _last_found(source.quotes[i].receipts)
+        previous = source.quotes[i].last_found
         label, final = classify(previous, receipt)
         result.append((i, final))
         words.append(label)
     return result, "; ".join(words)
-
-
-def _last_found(receipts: Sequence[Receipt]) -> Receipt | None:
-    for r in reversed(receipts):
-        if r.outcome == "found":
-            return r
-    return None
 
 
 RECHECK = Mode("recheck", recheck_outcome, select_rechecked, conditional=True)
