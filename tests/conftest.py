@@ -22,3 +22,14 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not beside the repository")
     return CORPUS
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_derivation_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Derivations the judgement remembers (citeledger.derivation) go to a cache of the test
+    run, never the user's own; subprocesses (the filter under pandoc) inherit it."""
+    import os
+
+    os.environ["CITELEDGER_CACHE_DIR"] = str(tmp_path_factory.mktemp("derivations"))
+    os.environ.pop("CITELEDGER_SIGNING_KEY", None)
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))

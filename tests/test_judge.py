@@ -7,6 +7,7 @@ import gzip
 import zlib
 from pathlib import Path
 
+from citeledger.derivation import remember
 from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
 from citeledger.judge import Judge
 from citeledger.model import (
@@ -251,6 +252,9 @@ def test_quote_across_a_page_break_with_running_header_is_checked(tmp_path: Path
         source.identifier, URL, URL, 200, "application/pdf", b"%PDF-fake", utc_now()
     )
     stored = EvidenceStore(tmp_path / ".citeledger").put(retrieval, extracted)
+    assert stored.text_sha256 is not None
+    # The text is made up, not extracted: record the derivation as verify records its own.
+    remember(stored.body_sha256, "test 1", stored.text_sha256)
     cap = Capture(retrieval, stored, extracted, prepare(text), None)
     [(_, receipt)] = receipts_for_capture(source, cap)
     assert receipt.outcome == "found", receipt.differences

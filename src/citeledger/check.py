@@ -85,6 +85,8 @@ def run_check(
     audience: str | None = None,
     from_format: str | None = None,
     quiet: bool = False,
+    trusted_keys: Sequence[str] = (),
+    require_signature: bool = False,
 ) -> int:
     from citeledger.citations import find_citations
     from citeledger.coverage import compute_coverage
@@ -102,7 +104,12 @@ def run_check(
         judge = judges.get((lpath, who))
         if judge is None:
             led: Ledger = load_ledger(lpath)
-            judge = Judge(led, audience=who)
+            judge = Judge(
+                led,
+                audience=who,
+                trusted_keys=(*opts.trusted_keys, *trusted_keys),
+                require_signature=require_signature or opts.require_signature,
+            )
             judges[(lpath, who)] = judge
         found_here = find_citations(doc_json)
         if not found_here and Path(doc).suffix.lower() in _BUILT_OUTPUTS:

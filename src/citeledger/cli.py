@@ -57,6 +57,18 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
+    c.add_argument(
+        "--trusted-key",
+        action="append",
+        default=[],
+        metavar="ed25519:…",
+        help="a public key whose signed receipts this build trusts (repeatable)",
+    )
+    c.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="a receipt not signed by a trusted key is not checked",
+    )
 
     loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
     loc.add_argument("source", nargs="?")
@@ -92,6 +104,14 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
     i.add_argument("--ledger", default="citeledger.yaml")
+
+    k = sub.add_parser("key", help="the signing key verify signs receipts with")
+    ksub = k.add_subparsers(dest="key_command", required=True, metavar="ACTION")
+    ki = ksub.add_parser("init", help="create a key outside the project; print its public name")
+    ki.add_argument("--path", help="default: $XDG_CONFIG_HOME/citeledger/signing-key.pem")
+    ki.add_argument("--force", action="store_true", help="replace an existing key")
+    ks = ksub.add_parser("show", help="print the public name of the signing key")
+    ks.add_argument("--path")
 
     e = sub.add_parser("evidence", help="write one read-only evidence page per receipt")
     e.add_argument("--ledger", default="citeledger.yaml")
@@ -133,6 +153,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         )
     if cmd == "check":
         from citeledger.check import run_check
+        from citeledger.signing import parse_keys
 
         return run_check(
             args.docs,
@@ -143,6 +164,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             audience=args.audience,
             from_format=args.from_format,
             quiet=args.quiet,
+            trusted_keys=parse_keys(args.trusted_key),
+            require_signature=args.require_signature,
         )
     if cmd == "locate":
         from citeledger.locate_cmd import main as locate_main
@@ -179,11 +202,36 @@ def _dispatch(args: argparse.Namespace) -> int:
         from citeledger.record import import_bibliography
 
         return import_bibliography(args.ledger, args.bibliography)
+    if cmd == "key":
+        return _key(args)
     if cmd == "evidence":
         from citeledger.evidence_pages import write_evidence_pages
 
         return write_evidence_pages(args.ledger, args.out)
     raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
+
+
+def _key(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from citeledger import signing
+
+    path = Path(args.path) if args.path else None
+    if args.key_command == "init":
+        public = signing.init_key(path, force=args.force)
+        where = path or signing.default_key_path()
+        print(f"citeledger: signing key written to {where} (keep it out of the project)")
+        print("citeledger: trust it in a ledger with `trusted_keys: [<the line below>]`:")
+    else:
+        signer = signing.load_signer(path)
+        if signer is None:
+            raise CiteledgerError(
+                f"no signing key at {signing.default_key_path()}",
+                fix="create one with `citeledger key init`",
+            )
+        public = signer.public
+    print(public)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -35,6 +35,7 @@ from citeledger import __version__
 from citeledger.atomic import atomic_write
 from citeledger.model import Extracted, Retrieval
 
+REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
 _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
 
 
@@ -66,6 +67,7 @@ class StoredEvidence:
     evidence: str  # path relative to the store
     body_sha256: str
     text_sha256: str | None
+    file_sha256: str | None = None  # of the whole file, for the receipt a signature covers
 
 
 @dataclass
@@ -84,6 +86,16 @@ class LoadedEvidence:
     target_uri: str | None = None
     warc_date: str | None = None
     identifier: str | None = None  # what was asked for, as the warcinfo record says
+    requested_uri: str | None = None  # None: an older file that did not record it
+    redirects: tuple[str, ...] | None = None
+    status: int | None = None
+    content_type: str | None = None
+    registry: dict[str, Any] | None = None  # the registry's answer (CSL-JSON), when recorded
+    file_sha256: str | None = None  # of the whole file: what a signature covers
+    text_extractor: str | None = None  # what the conversion record says made the text
+    text_body_sha256: str | None = None  # the body the conversion record says it was made from
+    body: bytes | None = field(default=None, repr=False)  # kept only until the text is confirmed
+    text_confirmed: str | None = None  # how the text was tied to the body, once it is
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -125,6 +137,7 @@ class EvidenceStore:
             evidence=target.relative_to(self.root).as_posix(),
             body_sha256=body_sha,
             text_sha256=text_sha,
+            file_sha256=sha256_hex(buf.getvalue()),
         )
 
     def _write_records(
@@ -152,7 +165,17 @@ class EvidenceStore:
         from warcio.statusandheaders import StatusAndHeaders
 
         writer.write_record(writer.create_warcinfo_record(filename, info))
-        common = {"WARC-Date": date, "WARC-Citeledger-Body-SHA256": body_sha}
+        common = {
+            "WARC-Date": date,
+            "WARC-Citeledger-Body-SHA256": body_sha,
+            # The facts a reader is shown, recorded where the judgement reads them back.
+            "WARC-Citeledger-Requested-URI": str(r.identifier)
+            if r.reconstructed
+            else r.requested_url,
+            "WARC-Citeledger-Redirects": json.dumps(list(r.redirects)),
+            "WARC-Citeledger-Status": str(r.status),
+            "WARC-Citeledger-Content-Type": r.content_type or "",
+        }
         main_id: str
         if r.reconstructed:
             rec = writer.create_warc_record(
@@ -197,16 +220,37 @@ class EvidenceStore:
                 )
         writer.write_record(rec)
         main_id = rec.rec_headers.get_header("WARC-Record-ID")
+        if r.metadata:
+            # The registry's own answer, so the judgement derives a retraction or a different
+            # work from what the registry said, not from a receipt line that can be deleted.
+            answer = json.dumps(dict(r.metadata), ensure_ascii=False, sort_keys=True).encode()
+            writer.write_record(
+                writer.create_warc_record(
+                    str(r.identifier),
+                    "metadata",
+                    payload=io.BytesIO(answer),
+                    length=len(answer),
+                    warc_content_type=REGISTRY_TYPE,
+                    warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
+                )
+            )
         if extracted is None:
             return
         text = extracted.text.encode("utf-8")
+        made_by = f"{extracted.extractor} {extracted.extractor_version}"
         conv = writer.create_warc_record(
             uri,
             "conversion",
             payload=io.BytesIO(text),
             length=len(text),
             warc_content_type="text/plain; charset=utf-8",
-            warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
+            warc_headers_dict={
+                "WARC-Date": date,
+                "WARC-Refers-To": main_id,
+                # What the text is derived from and by what: the judgement re-derives it.
+                "WARC-Citeledger-Body-SHA256": body_sha,
+                "WARC-Citeledger-Extractor": made_by,
+            },
         )
         writer.write_record(conv)
         meta = json.dumps(
@@ -274,7 +318,6 @@ class EvidenceReader:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self._cache: dict[str, LoadedEvidence] = {}
-        self._payload_cache: dict[str, str | None] = {}
         self._history: dict[tuple[str, str, str], tuple[int, str]] | None = None
 
     def logged_checks(self, key: str, identifier: str, quote_sha256: str) -> tuple[int, str]:
@@ -340,53 +383,128 @@ class EvidenceReader:
     def _read_records(self, path: Path, ev: LoadedEvidence) -> None:
         from warcio.archiveiterator import ArchiveIterator
 
-        with path.open("rb") as fh:
-            for record in ArchiveIterator(fh, check_digests=False):
-                kind = record.rec_type
-                if kind == "warcinfo":
-                    ev.identifier = _warc_fields(record.raw_stream.read()).get(
-                        "citeledger-identifier"
-                    )
-                elif kind in ("response", "resource"):
-                    ev.target_uri = record.rec_headers.get_header("WARC-Target-URI")
-                    ev.warc_date = record.rec_headers.get_header("WARC-Date")
-                    ev.body_sha256 = _hash_stream(record.raw_stream)
-                elif kind == "revisit":
-                    ev.target_uri = record.rec_headers.get_header("WARC-Target-URI")
-                    ev.warc_date = record.rec_headers.get_header("WARC-Date")
-                    ref = record.rec_headers.get_header("WARC-Citeledger-Refers-To-File") or ""
-                    ev.body_sha256 = self._payload_digest_of(path.parent / Path(ref).name)
-                    if ev.body_sha256 is None:
+        data = path.read_bytes()
+        ev.file_sha256 = sha256_hex(data)
+        shape: list[str] = []  # the records in order, for the one-retrieval rule
+        main_id: str | None = None
+        strays: list[str] = []  # records that refer to something other than the capture
+        for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
+            kind = record.rec_type
+            headers = record.rec_headers
+            refers = headers.get_header("WARC-Refers-To")
+            if kind == "metadata" and headers.get_header("Content-Type") == REGISTRY_TYPE:
+                kind = "registry"
+            shape.append(kind)
+            capture = kind in ("warcinfo", "request", "response", "resource", "revisit")
+            if not capture and (main_id is None or refers != main_id):
+                strays.append(kind)
+            if kind == "warcinfo":
+                ev.identifier = _warc_fields(record.raw_stream.read()).get("citeledger-identifier")
+            elif kind in ("response", "resource", "revisit"):
+                main_id = headers.get_header("WARC-Record-ID")
+                ev.target_uri = headers.get_header("WARC-Target-URI")
+                ev.warc_date = headers.get_header("WARC-Date")
+                _read_facts(record, ev)
+                if kind == "revisit":
+                    ref = headers.get_header("WARC-Citeledger-Refers-To-File") or ""
+                    found = self._payload_of(path.parent / Path(ref).name)
+                    if found is None:
                         ev.problems.append(
                             f"the earlier capture {ref} that this revisit refers to is missing"
                         )
-                elif kind == "conversion":
-                    text = record.raw_stream.read().decode("utf-8")
-                    ev.text = text
-                    ev.text_sha256 = sha256_hex(text)
-                elif kind == "metadata":
-                    meta = json.loads(record.raw_stream.read().decode("utf-8"))
-                    ev.extractor = meta.get("extractor")
-                    ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
-                    ev.title = meta.get("title")
-                    ev.last_revised = meta.get("last_revised")
+                    else:
+                        ev.body = found
+                        ev.body_sha256 = sha256_hex(found)
+                else:
+                    ev.body = record.raw_stream.read()
+                    ev.body_sha256 = sha256_hex(ev.body)
+            elif kind == "registry":
+                answer = json.loads(record.raw_stream.read().decode("utf-8"))
+                ev.registry = answer if isinstance(answer, dict) else None
+            elif kind == "conversion":
+                text = record.raw_stream.read().decode("utf-8")
+                ev.text = text
+                ev.text_sha256 = sha256_hex(text)
+                ev.text_extractor = headers.get_header("WARC-Citeledger-Extractor")
+                ev.text_body_sha256 = headers.get_header("WARC-Citeledger-Body-SHA256")
+            elif kind == "metadata":
+                meta = json.loads(record.raw_stream.read().decode("utf-8"))
+                ev.extractor = meta.get("extractor")
+                ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
+                ev.title = meta.get("title")
+                ev.last_revised = meta.get("last_revised")
+        shape_problem = _shape_problem(shape, strays)
+        if shape_problem:
+            ev.problems.append(f"evidence file {ev.path} {shape_problem}")
         if ev.body_sha256 is None and not ev.problems:
             ev.problems.append(f"evidence file {ev.path} holds no captured body")
 
-    def _payload_digest_of(self, path: Path) -> str | None:
-        key = str(path)
-        if key not in self._payload_cache:
-            from warcio.archiveiterator import ArchiveIterator
+    def _payload_of(self, path: Path) -> bytes | None:
+        from warcio.archiveiterator import ArchiveIterator
 
-            digest: str | None = None
-            if path.is_file():
-                with path.open("rb") as fh:
-                    for record in ArchiveIterator(fh, check_digests=False):
-                        if record.rec_type in ("response", "resource"):
-                            digest = _hash_stream(record.raw_stream)
-                            break
-            self._payload_cache[key] = digest
-        return self._payload_cache[key]
+        if not path.is_file():
+            return None
+        with path.open("rb") as fh:
+            for record in ArchiveIterator(fh, check_digests=False):
+                if record.rec_type in ("response", "resource"):
+                    body: bytes = record.raw_stream.read()
+                    return body
+        return None
+
+
+_ONE_RETRIEVAL = (
+    ("warcinfo", 1, 1),
+    ("request", 0, 1),
+    ("main", 1, 1),
+    ("registry", 0, 1),
+    ("conversion", 0, 1),
+    ("metadata", 0, 1),
+)
+
+
+def _shape_problem(shape: list[str], strays: list[str]) -> str | None:
+    """A file must hold exactly one retrieval, in the order ``put`` writes it: another evidence
+    file prepended, a second text record, or a record about another capture is not one."""
+    kinds = ["main" if k in ("response", "resource", "revisit") else k for k in shape]
+    order = [name for name, _, _ in _ONE_RETRIEVAL]
+    for name, least, most in _ONE_RETRIEVAL:
+        n = kinds.count(name)
+        if not least <= n <= most:
+            return (
+                f"does not hold exactly one retrieval ({n} {name} records, records: "
+                f"{', '.join(shape) or 'none'})"
+            )
+    unknown = [k for k in kinds if k not in order]
+    if unknown:
+        return f"holds records no retrieval writes ({', '.join(unknown)})"
+    if kinds != sorted(kinds, key=order.index):
+        return f"holds its records out of order ({', '.join(shape)})"
+    if "metadata" in kinds and "conversion" not in kinds:
+        return "holds extractor metadata without the text it describes"
+    if strays:
+        return f"holds records that do not refer to its capture ({', '.join(strays)})"
+    return None
+
+
+def _read_facts(record: Any, ev: LoadedEvidence) -> None:
+    """What the capture record says was asked, answered and where it ended."""
+    headers = record.rec_headers
+    ev.requested_uri = headers.get_header("WARC-Citeledger-Requested-URI")
+    redirects = headers.get_header("WARC-Citeledger-Redirects")
+    if redirects is not None:
+        listed = json.loads(redirects)
+        ev.redirects = tuple(str(u) for u in listed) if isinstance(listed, list) else None
+    status = headers.get_header("WARC-Citeledger-Status")
+    if status is not None:
+        ev.status = int(status)
+    elif record.http_headers is not None:
+        ev.status = int(record.http_headers.get_statuscode() or 0) or None
+    content_type = headers.get_header("WARC-Citeledger-Content-Type")
+    if content_type is None and record.http_headers is not None:
+        content_type = record.http_headers.get_header("Content-Type")
+    if content_type is None and record.rec_type == "resource":
+        content_type = headers.get_header("Content-Type")
+    ev.content_type = content_type or None
 
 
 def _warc_fields(data: bytes) -> dict[str, str]:
@@ -396,16 +514,6 @@ def _warc_fields(data: bytes) -> dict[str, str]:
         if sep:
             fields[name.strip()] = value.strip()
     return fields
-
-
-def _hash_stream(stream: io.RawIOBase) -> str:
-    h = hashlib.sha256()
-    while True:
-        chunk = stream.read(1 << 16)
-        if not chunk:
-            break
-        h.update(chunk)
-    return h.hexdigest()
 
 
 def _request_target(url: str) -> str:

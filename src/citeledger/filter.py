@@ -132,7 +132,12 @@ class LedgerJudges:
                 )
                 ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
             self._ledgers[path] = ledger
-        return Judge(ledger, audience=options.audience)
+        return Judge(
+            ledger,
+            audience=options.audience,
+            trusted_keys=options.trusted_keys,
+            require_signature=options.require_signature,
+        )
 
 
 @dataclass

@@ -13,13 +13,16 @@ most once per build.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from citeledger.evidence import EvidenceReader, LoadedEvidence, sha256_hex
 from citeledger.locators import normalize_locator
 from citeledger.model import CitationRef, Judgement, Ledger, Quote, Receipt, Source, State
+from citeledger.registry_answer import metadata_mismatch, retraction_of
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
+
 
 def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
     """The pinpoint is part of the promise: a reader goes to the place the citation names."""
@@ -46,8 +49,15 @@ class Judge:
         ledger: Ledger,
         audience: str | None = None,
         reader: EvidenceReader | None = None,
+        *,
+        trusted_keys: Iterable[str] = (),
+        require_signature: bool = False,
     ) -> None:
         self.ledger = ledger
+        # Trust comes from the ledger, the environment or the command line (the callers pass
+        # the last two): never from the document alone.
+        self.trusted_keys = frozenset((*ledger.trusted_keys, *trusted_keys))
+        self.require_signature = require_signature or ledger.require_signature
         # A build may be for several audiences at once (options.py): a source is shown only if
         # it is open to every one of them.
         self.audiences = tuple(a for a in (audience or "public").split(",") if a) or ("public",)
@@ -153,9 +163,17 @@ class Judge:
         )
 
     def _judge_quote(self, ref: CitationRef, source: Source, quote: Quote) -> Judgement:
+        signer: str | None = None
+
         def verdict(state: State, *reasons: str, receipt: Receipt | None = None) -> Judgement:
             return Judgement(
-                ref.key, state, tuple(reasons), source=source, quote=quote, receipt=receipt
+                ref.key,
+                state,
+                tuple(reasons),
+                source=source,
+                quote=quote,
+                receipt=receipt,
+                signer=signer,
             )
 
         if quote.asserted_verified:
@@ -200,11 +218,25 @@ class Judge:
                 "Run `citeledger recheck`.",
                 receipt=receipt,
             )
-        if receipt.retracted:  # a retraction outranks everything a check could find
+        signed, trusted, bad_signature = self._signature(receipt)
+        if bad_signature is not None:
+            return verdict(State.TAMPERED, bad_signature, receipt=receipt)
+        signer = signed
+        ev = self.reader.load(receipt.evidence) if receipt.evidence else None
+        registry = ev.registry if ev is not None and ev.ok else None
+        # The registry's answer as the evidence holds it decides; a receipt line that can be
+        # deleted does not. Receipts without evidence (a refused retrieval) have only their own.
+        retracted = retraction_of(registry) if ev is not None and ev.ok else receipt.retracted
+        if receipt.retracted and not retracted:
             return verdict(
-                State.RETRACTED,
-                f"The registry records a retraction: {receipt.retracted}",
+                State.TAMPERED,
+                f"The receipt says the work was retracted ({receipt.retracted}), but the "
+                "registry's answer stored in its evidence records no retraction.",
                 receipt=receipt,
+            )
+        if retracted:  # a retraction outranks everything a check could find
+            return verdict(
+                State.RETRACTED, f"The registry records a retraction: {retracted}", receipt=receipt
             )
         outcome = receipt.outcome
         if outcome == "unretrievable":
@@ -244,13 +276,57 @@ class Judge:
         if problem is not None:
             state, reason = problem
             return verdict(state, reason, receipt=receipt)
-        if receipt.metadata_mismatch:
+        mismatch = (
+            metadata_mismatch(str(source.csl.get("title") or ""), registry)
+            if ev is not None
+            else receipt.metadata_mismatch
+        )
+        if mismatch:
             return verdict(
                 State.METADATA_MISMATCH,
-                f"The identifier resolves to a different work: {receipt.metadata_mismatch}",
+                f"The identifier resolves to a different work: {mismatch}",
                 receipt=receipt,
             )
+        if self.require_signature and not trusted:
+            return verdict(State.UNCHECKED, self._unsigned_reason(receipt), receipt=receipt)
         return verdict(State.CHECKED, self._checked_reason(receipt), receipt=receipt)
+
+    def _signature(self, receipt: Receipt) -> tuple[str | None, bool, str | None]:
+        """Who signed the receipt (words for readers), whether this build trusts that key, and
+        the problem when a signature is there but does not hold."""
+        if not receipt.signature:
+            return None, False, None
+        from citeledger.signing import payload, short, signature_holds
+
+        if not receipt.signed_by or not signature_holds(
+            receipt.signed_by, payload(receipt), receipt.signature
+        ):
+            return (
+                None,
+                False,
+                (
+                    "The receipt's signature does not hold: its facts were changed after "
+                    f"{short(receipt.signed_by or 'ed25519:?')} signed them. Run "
+                    "`citeledger verify`."
+                ),
+            )
+        trusted = receipt.signed_by in self.trusted_keys
+        words = f"{short(receipt.signed_by)} ({'trusted' if trusted else 'not a trusted key'})"
+        return f"{words} on {receipt.signed_at or 'an unrecorded date'}", trusted, None
+
+    def _unsigned_reason(self, receipt: Receipt) -> str:
+        from citeledger.signing import short
+
+        if not receipt.signature or not receipt.signed_by:
+            who = "the receipt is not signed"
+        else:
+            who = f"it is signed by {short(receipt.signed_by)}, which is not a trusted key"
+        return (
+            f"This build requires receipts signed by a trusted key, and {who}: digests alone "
+            "cannot tell a retrieval that happened from one that was written. Verify with a "
+            "trusted key (`citeledger key init`), or add the signer to trusted-keys (ledger, "
+            "CITELEDGER_TRUSTED_KEYS or `check --trusted-key`)."
+        )
 
     def _span_supports(self, ev: LoadedEvidence, start: int, end: int, writer_quote: str) -> bool:
         """Run the locator again: the receipt is not trusted to say the words match; the same
@@ -302,7 +378,15 @@ class Judge:
             return problem
         if ev.text is None or ev.text_sha256 != receipt.text_sha256:
             return State.TAMPERED, "The stored extracted text no longer matches its digest."
+        bound = self._text_bound(receipt, ev)
+        if bound is not None:
+            return bound
         start, end = receipt.char_start, receipt.char_end
+        if receipt.page != _page_of(ev.page_starts, start):
+            return State.TAMPERED, (
+                f"The receipt says page {receipt.page}, but in the stored text the quote stands "
+                f"on page {_page_of(ev.page_starts, start)}."
+            )
         span = ev.text[start:end]
         if span != receipt.quote or sha256_hex(span) != receipt.quote_sha256:
             return State.TAMPERED, (
@@ -313,6 +397,65 @@ class Judge:
                 "The source's words at the receipt's span do not match the writer's quote."
             )
         return None
+
+    def _text_bound(self, receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] | None:
+        """Is the stored text what its extractor makes of the stored body? A signature by a
+        trusted key vouches for it (it covers the whole file); otherwise the derivation is
+        remembered from an earlier confirmation, or re-derived once per build."""
+        made_by = ev.text_extractor or ev.extractor
+        if ev.text_body_sha256 is not None and ev.text_body_sha256 != ev.body_sha256:
+            return State.TAMPERED, "The stored text names another body than the one captured."
+        if receipt.extractor and made_by != receipt.extractor:
+            return State.TAMPERED, (
+                f"The receipt names the extractor {receipt.extractor}, the evidence {made_by}."
+            )
+        if ev.text_confirmed is not None:
+            return None if ev.text_confirmed else _REWRITTEN
+        _, trusted, _ = self._signature(receipt)
+        if trusted and receipt.evidence_sha256 == ev.file_sha256:
+            return None  # not cached: another receipt on the same file may not be signed
+        from citeledger.derivation import remember, remembered
+
+        assert ev.body_sha256 is not None and ev.text_sha256 is not None
+        known = remembered(ev.body_sha256, made_by or "")
+        if known is not None:
+            ev.text_confirmed = "remembered" if known == ev.text_sha256 else ""
+            ev.body = None
+            return None if ev.text_confirmed else _REWRITTEN
+        from citeledger.errors import ExtractError
+        from citeledger.extract import extract
+
+        try:
+            x = extract(ev.body or b"", ev.content_type, ev.target_uri)
+        except ExtractError:
+            ev.text_confirmed = ""
+            return _REWRITTEN
+        now = f"{x.extractor} {x.extractor_version}"
+        if now != made_by:
+            return State.STALE, (
+                f"The stored text was made by {made_by}; this build has {now} and cannot confirm "
+                "that text from the stored body. Run `citeledger verify` again (or sign receipts "
+                "with a trusted key)."
+            )
+        ok = sha256_hex(x.text) == ev.text_sha256
+        ev.text_confirmed = "re-derived" if ok else ""
+        ev.body = None
+        if ok:
+            remember(ev.body_sha256, now, ev.text_sha256)
+        return None if ok else _REWRITTEN
+
+
+_REWRITTEN = (
+    State.TAMPERED,
+    "The stored text is not what its extractor makes of the stored body: the text record was "
+    "rewritten, so the quote may be in words the source never had.",
+)
+
+
+def _page_of(page_starts: tuple[int, ...], offset: int) -> int | None:
+    import bisect
+
+    return bisect.bisect_right(page_starts, offset) if page_starts else None
 
 
 def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] | None:
@@ -338,8 +481,32 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
             f"The evidence was retrieved for {ev.identifier or 'an unnamed identifier'}, not for "
             f"{receipt.identifier}: a receipt cannot be moved from one source to another."
         )
-    if receipt.url and ev.target_uri != receipt.url:
+    if ev.target_uri != receipt.url:
         return State.TAMPERED, (
-            f"The evidence records {ev.target_uri}, but the receipt claims {receipt.url}."
+            f"The evidence records {ev.target_uri}, but the receipt claims "
+            f"{receipt.url or 'no address'}."
         )
+    if receipt.evidence_sha256 and receipt.evidence_sha256 != ev.file_sha256:
+        return State.TAMPERED, "The evidence file is not the one its receipt was written for."
+    # Every fact a reader is shown must be the evidence's; older files that did not record a
+    # fact are held to what they do record.
+    facts = (
+        ("retrieved", receipt.retrieved_at, ev.warc_date, True),
+        ("requested address", receipt.requested_url, ev.requested_uri, ev.requested_uri),
+        ("redirects", receipt.redirects, ev.redirects, ev.redirects is not None),
+        ("HTTP status", receipt.status, ev.status, ev.status is not None),
+        ("content type", receipt.content_type, ev.content_type, ev.requested_uri),
+    )
+    for what, claimed, recorded, known in facts:
+        if known and claimed != recorded:
+            return State.TAMPERED, (
+                f"The receipt's {what} ({_fact(claimed)}) is not what its evidence records "
+                f"({_fact(recorded)}): receipts are written by `citeledger verify`, not by hand."
+            )
     return None
+
+
+def _fact(value: object) -> str:
+    if isinstance(value, tuple):
+        return " → ".join(value) if value else "none"
+    return "none" if value in (None, "") else str(value)

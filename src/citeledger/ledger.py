@@ -99,7 +99,14 @@ DEFAULT_EVIDENCE_DIR = ".citeledger"
 LOCK_TIMEOUT = 60.0  # seconds a writer waits for another before giving up
 FORMAT_DOC = "docs/ledger-format.md"
 
-TOP_LEVEL_KEYS = ("citeledger", "evidence_dir", "allow_files_outside", "sources")
+TOP_LEVEL_KEYS = (
+    "citeledger",
+    "evidence_dir",
+    "allow_files_outside",
+    "trusted_keys",
+    "require_signature",
+    "sources",
+)
 
 CSL_VARIABLES = frozenset(
     [
@@ -412,6 +419,7 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
             )
         allow = bool(scalar_value(flag, file))
     ctx = _Ctx(file, root, allow)
+    trusted, require = _trust(top, probe)
 
     if "sources" not in top:
         raise LedgerError(
@@ -445,8 +453,43 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         sources=sources,
         evidence_dir=evidence_dir,
         allow_files_outside=allow,
+        trusted_keys=trusted,
+        require_signature=require,
     )
     return ledger, node
+
+
+def _trust(top: Mapping[str, tuple[Node, Node]], ctx: _Ctx) -> tuple[tuple[str, ...], bool]:
+    """``trusted_keys:`` (public keys, ``ed25519:…``) and ``require_signature:`` (signing.py)."""
+    from citeledger.signing import PREFIX
+
+    keys: list[str] = []
+    if "trusted_keys" in top:
+        node = top["trusted_keys"][1]
+        items = node.value if isinstance(node, SequenceNode) else None
+        if items is None or not all(isinstance(i, ScalarNode) for i in items):
+            raise ctx.error(
+                "trusted_keys: must be a list of public keys",
+                node,
+                "write one `- ed25519:…` line per key, as `citeledger key init` printed it",
+            )
+        for item in items:
+            if not scalar_text(item).startswith(PREFIX):
+                raise ctx.error(
+                    f"trusted key {scalar_text(item)[:24]!r} is not an ed25519:… public key",
+                    item,
+                    "copy the line `citeledger key init` printed",
+                )
+            keys.append(scalar_text(item))
+    require = False
+    if "require_signature" in top:
+        flag = top["require_signature"][1]
+        if not (isinstance(flag, ScalarNode) and tag_of(flag) == TAG_BOOL):
+            raise ctx.error(
+                "require_signature: must be true or false", flag, "write require_signature: true"
+            )
+        require = bool(scalar_value(flag, ctx.file))
+    return tuple(keys), require
 
 
 def _unknown_top_level(key: str, key_node: Node, value: Node, file: str) -> LedgerError:
@@ -459,8 +502,8 @@ def _unknown_top_level(key: str, key_node: Node, value: Node, file: str) -> Ledg
         fix = (
             f"did you mean '{suggestion}'?"
             if suggestion
-            else "the top level takes only citeledger, evidence_dir, allow_files_outside and "
-            "sources"
+            else "the top level takes only citeledger, evidence_dir, allow_files_outside, "
+            "trusted_keys, require_signature and sources"
         )
     return LedgerError(f"unknown top-level key '{key}'", file=file, line=line_of(key_node), fix=fix)
 

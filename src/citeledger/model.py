@@ -112,6 +112,10 @@ class Receipt:
     retracted: str | None = None
     metadata_mismatch: str | None = None
     fulltext_error: str | None = None  # a DOI whose evidence is its landing page: why
+    evidence_sha256: str | None = None  # of the whole evidence file: what a signature covers
+    signed_by: str | None = None  # the signing key's public name (ed25519:…)
+    signed_at: str | None = None
+    signature: str | None = None
     line: int | None = field(default=None, compare=False)
 
 
@@ -172,6 +176,8 @@ class Ledger:
     sources: Mapping[str, Source]
     evidence_dir: str  # absolute path of the evidence store
     allow_files_outside: bool = False  # `file:` identifiers may leave the ledger's folder
+    trusted_keys: tuple[str, ...] = ()  # public keys whose signed receipts this ledger trusts
+    require_signature: bool = False  # a receipt not signed by a trusted key is not checked
 
 
 @dataclass(frozen=True)
@@ -194,6 +200,7 @@ class Judgement:
     source: Source | None = None
     quote: Quote | None = None
     receipt: Receipt | None = None
+    signer: str | None = None  # "ed25519:… (trusted) on DATE" when a signature holds
 
     @property
     def is_breakdown(self) -> bool:

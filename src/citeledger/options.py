@@ -10,6 +10,7 @@ Options live under one metadata key, ``citeledger`` (design.md)::
       evidence-pages: evidence  # HTML builds: link each receipt's read-only evidence page,
                                 # as written there by `citeledger evidence --out evidence`
       references: true          # give citeproc the ledger's CSL data (the document's own wins)
+      require-signature: false  # true: a receipt not signed by a trusted key is not checked
 
 Precedence, first found wins:
 
@@ -26,6 +27,9 @@ able to rely on them whatever a document says:
 - ``strict`` is on when any of the three sources turns it on; an element attribute
   ``citeledger-strict=true`` on a Div or Span makes the citations inside it strict, and
   ``false`` there changes nothing;
+- ``require-signature`` is on when any source turns it on (like ``strict``); the keys it trusts
+  come from the ledger's ``trusted_keys:``, ``CITELEDGER_TRUSTED_KEYS`` or ``check
+  --trusted-key`` — never from the document, which cannot vouch for its own evidence;
 - ``audience``: when the sources name different audiences, the build is for all of them, and a
   source is shown only if it is open to every one (a document cannot widen what ``-M
   citeledger.audience=public`` lets through). There is no per-element audience.
@@ -51,8 +55,17 @@ from citeledger.errors import CiteledgerError
 
 META_KEY = "citeledger"
 DEFAULT_LEDGER = "citeledger.yaml"
-NAMES = ("ledger", "strict", "audit", "audience", "evidence-pages", "references")
+NAMES = (
+    "ledger",
+    "strict",
+    "audit",
+    "audience",
+    "evidence-pages",
+    "references",
+    "require-signature",
+)
 ELEMENT_NAMES = ("strict",)
+TRUSTED_KEYS_ENV = "CITELEDGER_TRUSTED_KEYS"
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})
 
@@ -66,6 +79,8 @@ class Options:
     audience: str | None = None
     evidence_pages: str | None = None
     references: bool = True
+    require_signature: bool = False  # tighten-only, like strict
+    trusted_keys: tuple[str, ...] = ()  # from the environment only: a document cannot vouch
     unknown: tuple[str, ...] = field(default=(), compare=False)  # names we do not know: a typo?
 
     @property
@@ -130,6 +145,12 @@ def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = No
     every = _every_source(meta, nested_map, env)
     if any(_boolean(text, where) for text, where in every.get("strict", [])):
         changes["strict"] = True
+    if any(_boolean(text, where) for text, where in every.get("require-signature", [])):
+        changes["require_signature"] = True
+    if env.get(TRUSTED_KEYS_ENV):
+        from citeledger.signing import parse_keys
+
+        changes["trusted_keys"] = parse_keys(env[TRUSTED_KEYS_ENV])
     audiences = sorted({text.strip() for text, _ in every.get("audience", []) if text.strip()})
     if audiences:
         changes["audience"] = ",".join(audiences)
@@ -143,8 +164,8 @@ def _every_source(
 ) -> dict[str, list[tuple[str, str]]]:
     """Each tighten-only option as given by every source, not just the first found."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for name in ("strict", "audience"):
-        var = f"CITELEDGER_{name.upper()}"
+    for name in ("strict", "audience", "require-signature"):
+        var = f"CITELEDGER_{name.upper().replace('-', '_')}"
         for value, where in (
             (nested_map.get(name), f"metadata {META_KEY}.{name}"),
             (meta.get(f"{META_KEY}.{name}"), f"metadata {META_KEY}.{name}"),

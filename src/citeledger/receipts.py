@@ -12,16 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from citeledger import __version__
 from citeledger.errors import ExtractError
 from citeledger.evidence import EvidenceStore, StoredEvidence, sha256_hex, utc_now
 from citeledger.model import Extracted, Quote, Receipt, Retrieval, Source
+from citeledger.registry_answer import metadata_mismatch as _mismatch
+from citeledger.registry_answer import retraction_of
 
 TOOL = f"citeledger {__version__}"
 CONTEXT_CHARS = 32
-TITLE_MISMATCH_BELOW = 60  # token-set similarity (0-100) under which titles name different works
 
 
 def failure_receipts(
@@ -59,8 +58,6 @@ def failure_receipts(
 def _metadata_fields(source: Source, metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     if not metadata:
         return {}
-    from citeledger.retrieve import retraction_of
-
     return {
         "metadata": dict(metadata),
         "metadata_mismatch": metadata_mismatch(source, metadata),
@@ -93,6 +90,11 @@ def capture(retrieval: Retrieval, store: EvidenceStore) -> Capture:
     if extracted is not None:
         reason = no_work_reason(extracted, retrieval.status)
     stored = store.put(retrieval, extracted)
+    if extracted is not None and stored.text_sha256 is not None:
+        from citeledger.derivation import remember
+
+        made_by = f"{extracted.extractor} {extracted.extractor_version}"
+        remember(stored.body_sha256, made_by, stored.text_sha256)
     prepared = prepare(extracted.text) if extracted is not None and reason is None else None
     return Capture(retrieval, stored, extracted, prepared, reason)
 
@@ -137,6 +139,7 @@ def receipts_for_capture(
         "content_type": retrieval.content_type,
         "body_sha256": stored.body_sha256,
         "evidence": stored.evidence,
+        "evidence_sha256": stored.file_sha256,
         "etag": _header(retrieval.response_headers, "etag"),
         "last_modified": _header(retrieval.response_headers, "last-modified"),
         "fulltext_error": fulltext_error,
@@ -216,14 +219,21 @@ def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
 
 
 def metadata_mismatch(source: Source, metadata: Mapping[str, Any]) -> str | None:
-    """The registry's title versus the ledger's: a wrong DOI is the commonest citation error."""
-    ours = str(source.csl.get("title") or "").strip()
-    theirs = metadata.get("title")
-    if isinstance(theirs, list):
-        theirs = theirs[0] if theirs else ""
-    theirs = str(theirs or "").strip()
-    if not ours or not theirs:
-        return None
-    if fuzz.token_set_ratio(ours.lower(), theirs.lower()) >= TITLE_MISMATCH_BELOW:
-        return None
-    return f"the ledger says “{ours}”, the registry says “{theirs}”"
+    """The registry's title versus the ledger's (one rule, in ``registry_answer``)."""
+    return _mismatch(str(source.csl.get("title") or ""), metadata)
+
+
+def sign_receipts(receipts: list[tuple[int, Receipt]], signer: Any) -> list[tuple[int, Receipt]]:
+    """Each receipt signed with its evidence file's digest (``signing``); unchanged without a
+    key."""
+    if signer is None:
+        return receipts
+    import dataclasses
+
+    from citeledger.signing import payload
+
+    signed = []
+    for i, r in receipts:
+        r = dataclasses.replace(r, signed_by=signer.public, signed_at=utc_now())
+        signed.append((i, dataclasses.replace(r, signature=signer.sign(payload(r)))))
+    return signed

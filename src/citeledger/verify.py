@@ -21,7 +21,13 @@ from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, append_history
 from citeledger.model import Ledger, Receipt, Source
-from citeledger.receipts import Capture, capture, failure_receipts, receipts_for_capture
+from citeledger.receipts import (
+    Capture,
+    capture,
+    failure_receipts,
+    receipts_for_capture,
+    sign_receipts,
+)
 
 
 @dataclass
@@ -142,6 +148,9 @@ def execute(
         out.write("citeledger: nothing was sent\n")
         return 1
     store = EvidenceStore(led.evidence_dir)
+    from citeledger.signing import load_signer
+
+    signer = load_signer()
     tally = Tally()
     with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
 
@@ -150,6 +159,7 @@ def execute(
             cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
+                receipts = sign_receipts(receipts, signer)
                 _write(ledger_path, source, receipts)
                 append_history(led.evidence_dir, source.key, [r for _, r in receipts])
                 tally.add(host, [r for _, r in receipts])

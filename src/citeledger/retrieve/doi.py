@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from citeledger.errors import RetrievalError
 from citeledger.model import Identifier
+from citeledger.registry_answer import RETRACTION_TYPES, retraction_of
 
 from .body import mime_of, sniff
 from .config import RetrieveConfig
@@ -28,8 +29,6 @@ from .providers import ACCEPT_TEXT, METADATA, TEXT, Call, NetworkProvider, bad
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 FOLLOW = "then perhaps one GET of the full text its landing page links, on the publisher's host"
 DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
-RETRACTION_TYPES = frozenset({"retraction", "partial_retraction", "withdrawal", "removal"})
-_TITLE_MARK = re.compile(r"^\s*\(?(retracted|withdrawn)(?:\s+article)?\b\)?\s*[:.\-–—]?", re.I)
 
 
 def doi_url(doi: str, config: RetrieveConfig) -> str:
@@ -82,61 +81,4 @@ def parse_json_metadata(fetched: Fetched, who: str) -> Mapping[str, Any]:
     return data
 
 
-def _date(value: Any) -> str | None:
-    if isinstance(value, Mapping):
-        parts = value.get("date-parts")
-        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-            try:
-                return "-".join(
-                    f"{int(p):02d}" if i else str(int(p)) for i, p in enumerate(parts[0])
-                )
-            except (TypeError, ValueError):
-                return None
-        if isinstance(value.get("date-time"), str):
-            return value["date-time"][:10]
-    if isinstance(value, str | int):
-        return str(value)
-    return None
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        value = value[0] if value else ""
-    return value if isinstance(value, str) else ""
-
-
-def retraction_of(metadata: Mapping[str, Any] | None) -> str | None:
-    """What the registry's record says about a retraction of this work, or None.
-
-    Signals, in order: ``updated-by`` naming a retraction/withdrawal/removal (Crossref's link from
-    the work to its notice); ``update-to`` of that type naming this same DOI or none (a work
-    retracted in place); a title starting ``RETRACTED`` or ``WITHDRAWN``. An ``update-to`` naming
-    a *different* DOI means this record is the notice about another work, not a retraction of it.
-    """
-    if not metadata:
-        return None
-    own = _text(metadata.get("DOI")).strip().lower()
-    for field in ("updated-by", "update-to"):
-        updates = metadata.get(field)
-        if isinstance(updates, Mapping):
-            updates = [updates]
-        if not isinstance(updates, list):
-            continue
-        for update in updates:
-            if not isinstance(update, Mapping):
-                continue
-            kind = _text(update.get("type")).strip().lower().replace("-", "_").replace(" ", "_")
-            if kind not in RETRACTION_TYPES:
-                continue
-            target = _text(update.get("DOI") or update.get("doi")).strip().lower()
-            if field == "update-to" and target and own and target != own:
-                continue
-            words = kind.replace("_", " ")
-            when = _date(update.get("updated"))
-            notice = f", notice {target}" if field == "updated-by" and target else ""
-            return f"{words} recorded by the registry" + (f" ({when})" if when else "") + notice
-    title = _text(metadata.get("title"))
-    mark = _TITLE_MARK.match(title)
-    if mark:
-        return f"the registry's title is marked {mark.group(1).upper()}: {title.strip()[:120]}"
-    return None
+__all__ = ["CSL_JSON", "RETRACTION_TYPES", "DoiProvider", "doi_url", "retraction_of"]

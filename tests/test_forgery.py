@@ -1,0 +1,210 @@
+"""Forgery without touching the quote's words (issue 12, findings 1–3): the judgement decides
+from the evidence, and a receipt or evidence file made to say something else is not checked.
+
+Every case starts from a real verify against a loopback server, then forges the way the issue's
+adversarial pass did: a deleted ledger line, a hand-edited fact, a rewritten text record, a
+prepended evidence file — each built with the project's own code, offline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import netserver as ns
+from citeledger.cli import main
+from citeledger.evidence import EvidenceStore
+from citeledger.judge import Judge
+from citeledger.ledger import append_receipts, load_ledger
+from citeledger.locate import prepare
+from citeledger.model import CitationRef, Extracted, Ledger, Receipt, Retrieval, State
+from citeledger.receipts import Capture, receipts_for_capture
+
+netserver = ns.netserver
+REPO = Path(__file__).resolve().parent.parent
+MANUAL = (REPO / "examples/standing-case/publisher/claims-manual.html").read_bytes()
+QUOTE = (
+    "An appeal against a declined subsidence claim must be received within 60 days of the date "
+    "of the decision letter."
+)
+INVENTED = "The insurer waives every fee for claims lodged in winter."
+
+
+def _verified(tmp_path: Path, server: ns.NetServer, body: bytes = MANUAL) -> Path:
+    server.static("/manual.html", body)
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  m:\n    url: {server.url('/manual.html')}\n    quotes:\n"
+        f'      - text: "{QUOTE}"\n',
+        encoding="utf-8",
+    )
+    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+    return ledger
+
+
+def _judge(led: Ledger, key: str = "m") -> tuple[State, str]:
+    verdict = Judge(led).judge(CitationRef(key))
+    return verdict.state, " ".join(verdict.reasons)
+
+
+def _with_receipt(led: Ledger, receipt: Receipt, key: str = "m") -> Ledger:
+    source = led.sources[key]
+    quote = dataclasses.replace(source.quotes[0], receipts=(receipt,))
+    sources = {**led.sources, key: dataclasses.replace(source, quotes=(quote,))}
+    return dataclasses.replace(led, sources=sources)
+
+
+def test_retraction_is_read_from_the_registrys_answer_in_the_evidence(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """Deleting `retracted:` from the receipt used to turn a retracted work into `checked`."""
+    answer = {
+        "DOI": "10.5555/appeals",
+        "type": "article-journal",
+        "title": "Claims manual",
+        "updated-by": [
+            {"DOI": "10.5555/notice", "type": "retraction", "updated": {"date-parts": [[2025]]}}
+        ],
+    }
+
+    def resolver(req: ns.Seen) -> ns.Reply:
+        if "citationstyles" in (req.header("accept") or ""):
+            return ns.Reply(
+                body=json.dumps(answer).encode(),
+                content_type="application/vnd.citationstyles.csl+json",
+            )
+        return ns.Reply(302, b"", [("Location", "/article.html")], None)
+
+    netserver.route("/doi/", resolver, prefix=True)
+    netserver.static("/article.html", MANUAL)
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        "sources:\n  m:\n    doi: 10.5555/appeals\n    title: Claims manual\n"
+        f'    quotes:\n      - text: "{QUOTE}"\n',
+        encoding="utf-8",
+    )
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(f"doi_base: {netserver.url('/doi/')}\n", encoding="utf-8")
+    argv = ["verify", "--ledger", str(ledger), "--yes", "--allow-private", "--config"]
+    assert main([*argv, str(settings)]) == 0
+    assert _judge(load_ledger(ledger))[0] is State.RETRACTED
+    text = ledger.read_text(encoding="utf-8")
+    edited = "\n".join(line for line in text.splitlines() if "retracted:" not in line)
+    assert edited != text
+    ledger.write_text(edited + "\n", encoding="utf-8")
+    led = load_ledger(ledger)
+    assert led.sources["m"].quotes[0].latest.retracted is None  # type: ignore[union-attr]
+    state, reasons = _judge(led)
+    assert state is State.RETRACTED and "retraction" in reasons
+    # The registry's answer is in the receipt's own metadata too: editing that changes nothing.
+    receipt = led.sources["m"].quotes[0].latest
+    assert receipt is not None
+    cleaned = dataclasses.replace(receipt, metadata={"title": "Claims manual"})
+    assert _judge(_with_receipt(led, cleaned))[0] is State.RETRACTED
+
+
+def test_hand_edited_receipt_facts_are_tampered(tmp_path: Path, netserver: ns.NetServer) -> None:
+    led = load_ledger(_verified(tmp_path, netserver))
+    receipt = led.sources["m"].quotes[0].latest
+    assert receipt is not None and _judge(led)[0] is State.CHECKED
+    edits = {
+        "page": {"page": 99},
+        "status": {"status": 203},
+        "redirects": {"redirects": ("https://example.org/official",)},
+        "retrieved_at": {"retrieved_at": "2019-01-01T00:00:00Z"},
+        "url removed": {"url": None},
+        "url": {"url": "https://example.org/manual.html"},
+        "retracted": {"retracted": "retraction recorded by the registry"},
+    }
+    for what, change in edits.items():
+        state, reasons = _judge(_with_receipt(led, dataclasses.replace(receipt, **change)))
+        assert state is State.TAMPERED, (what, state, reasons)
+
+
+def _forge_text(ledger: Path, text: str) -> None:
+    """Store the same body again with a text record of the forger's choosing, and write the
+    receipt that matches it: the project's own code, run offline."""
+    led = load_ledger(ledger)
+    old = led.sources["m"].quotes[0].latest
+    assert old is not None and old.url is not None
+    retrieval = Retrieval(
+        led.sources["m"].identifier,
+        old.requested_url or old.url,
+        old.url,
+        200,
+        old.content_type,
+        MANUAL,
+        "2026-01-02T00:00:00Z",
+    )
+    extracted = Extracted(text, "html", *(old.extractor or "x 1").rsplit(" ", 1))
+    stored = EvidenceStore(led.evidence_dir).put(retrieval, extracted)
+    cap = Capture(retrieval, stored, extracted, prepare(text), None)
+    source = dataclasses.replace(
+        led.sources["m"], quotes=(dataclasses.replace(led.sources["m"].quotes[0], text=INVENTED),)
+    )
+    [(_, receipt)] = receipts_for_capture(source, cap)
+    assert receipt.outcome == "found"
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace(QUOTE, INVENTED), "utf-8")
+    append_receipts(ledger, [("m", 0, receipt)])
+
+
+def test_a_rewritten_text_record_is_tampered(tmp_path: Path, netserver: ns.NetServer) -> None:
+    """A sentence the page never contained, in a text record beside the real body."""
+    ledger = _verified(tmp_path, netserver)
+    _forge_text(ledger, f"Appeals. {INVENTED} Nothing else.")
+    state, reasons = _judge(load_ledger(ledger))
+    assert state is State.TAMPERED, reasons
+    assert "rewritten" in reasons
+
+
+def test_a_prepended_evidence_file_is_tampered(tmp_path: Path, netserver: ns.NetServer) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    decoy = load_ledger(_verified(other, netserver, MANUAL.replace(b"<p", b"<p data-x", 1)))
+    ledger = _verified(tmp_path, netserver)
+    led = load_ledger(ledger)
+    receipt = led.sources["m"].quotes[0].latest
+    assert receipt is not None and receipt.evidence is not None
+    decoy_receipt = decoy.sources["m"].quotes[0].latest
+    assert decoy_receipt is not None and decoy_receipt.evidence is not None
+    target = Path(led.evidence_dir) / receipt.evidence
+    prefix = (Path(decoy.evidence_dir) / decoy_receipt.evidence).read_bytes()
+    target.write_bytes(prefix + target.read_bytes())
+    state, reasons = _judge(load_ledger(ledger))
+    assert state is State.TAMPERED, reasons
+    assert "exactly one retrieval" in reasons
+
+
+def test_a_second_text_record_is_tampered(tmp_path: Path, netserver: ns.NetServer) -> None:
+    ledger = _verified(tmp_path, netserver)
+    led = load_ledger(ledger)
+    receipt = led.sources["m"].quotes[0].latest
+    assert receipt is not None and receipt.evidence is not None
+    target = Path(led.evidence_dir) / receipt.evidence
+    import io
+
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.warcwriter import WARCWriter
+
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True)
+    with target.open("rb") as fh:
+        for record in ArchiveIterator(fh):
+            writer.write_record(record)
+            if record.rec_type == "conversion":
+                payload = f"{INVENTED}".encode()
+                writer.write_record(
+                    writer.create_warc_record(
+                        record.rec_headers.get_header("WARC-Target-URI"),
+                        "conversion",
+                        payload=io.BytesIO(payload),
+                        length=len(payload),
+                        warc_headers_dict={
+                            "WARC-Refers-To": record.rec_headers.get_header("WARC-Refers-To")
+                        },
+                    )
+                )
+    target.write_bytes(out.getvalue())
+    state, reasons = _judge(load_ledger(ledger))
+    assert state is State.TAMPERED, reasons
