@@ -208,3 +208,50 @@ def test_a_second_text_record_is_tampered(tmp_path: Path, netserver: ns.NetServe
     target.write_bytes(out.getvalue())
     state, reasons = _judge(load_ledger(ledger))
     assert state is State.TAMPERED, reasons
+
+
+def _rechecked_to_changed(tmp_path: Path, server: ns.NetServer) -> tuple[Path, str]:
+    doc = server.document("/m.html", MANUAL)
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  m:\n    url: {server.url('/m.html')}\n    quotes:\n      - text: '{QUOTE}'\n",
+        encoding="utf-8",
+    )
+    argv = ["--ledger", str(ledger), "--yes", "--allow-private"]
+    assert main(["verify", *argv]) == 0
+    verified = ledger.read_text(encoding="utf-8")
+    doc.update(MANUAL.replace(b"60 days", b"45 days"))
+    assert main(["recheck", *argv]) == 0
+    assert _judge(load_ledger(ledger))[0] is State.SOURCE_CHANGED
+    return ledger, verified
+
+
+def test_deleting_the_changed_receipt_and_its_log_line_is_noticed(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """The writer deletes the recheck's receipt and its line in the history log."""
+    ledger, verified = _rechecked_to_changed(tmp_path, netserver)
+    log = tmp_path / ".citeledger" / "history.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 2
+    text = ledger.read_text(encoding="utf-8")
+    # Only the receipt removed, the head kept: the log's newest entry is not the receipt's.
+    head = next(line for line in text.splitlines() if line.startswith("history_head:"))
+    ledger.write_text(verified.replace(verified.splitlines()[-1], head) + "\n", "utf-8")
+    log.write_text(lines[0], encoding="utf-8")
+    state, reasons = _judge(load_ledger(ledger))
+    assert state is State.STALE and "history log" in reasons, (state, reasons)
+    # The whole ledger rolled back, log line deleted too: the ledger's head is consistent, but
+    # rolled back to the verify, the log still must match it — and the line kept is the verify's.
+    ledger.write_text(verified, encoding="utf-8")
+    log.write_text(lines[0] + lines[1], encoding="utf-8")
+    state, reasons = _judge(load_ledger(ledger))
+    assert state is State.STALE and "receipt was removed" in reasons, (state, reasons)
+
+
+def test_deleting_the_whole_history_log_is_noticed(tmp_path: Path, netserver: ns.NetServer) -> None:
+    ledger, verified = _rechecked_to_changed(tmp_path, netserver)
+    (tmp_path / ".citeledger" / "history.jsonl").unlink()
+    ledger.write_text(verified, encoding="utf-8")
+    state, reasons = _judge(load_ledger(ledger))
+    assert state is State.STALE and "whole log" in reasons, (state, reasons)

@@ -278,38 +278,82 @@ class EvidenceStore:
 HISTORY = "history.jsonl"
 
 
-def append_history(root: str | os.PathLike[str], key: str, receipts: list[Any]) -> None:
-    """Record, append-only, every receipt verify/recheck wrote (one JSON line each).
+def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any]) -> list[str]:
+    """Append, chained, one log line per receipt verify/recheck is about to write; the digest
+    of each line, for its receipt (``Receipt.history``) and the ledger's ``history_head``.
 
     The ledger is the writer's file and can be edited by hand; this log lets the judgement
     notice when a later receipt — a recheck that found the passage changed or gone — has been
-    deleted from the ledger to bring back an earlier "found". Written after the ledger, so a
-    run killed in between leaves the ledger newer than the log, never the other way round.
+    deleted from the ledger to bring back an earlier "found". Each line carries the digest of
+    the line before it, so deleting lines breaks the chain, and the ledger records the newest
+    digest it has seen, so deleting the last lines (or the whole log) is noticed too. Written
+    before the ledger: a run killed in between leaves log lines no receipt names, which the
+    judgement ignores.
     """
-    lines = "".join(
-        json.dumps(
+    if not receipts:
+        return []
+    path = Path(root) / HISTORY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        existing = path.read_text(encoding="utf-8")
+    except OSError:
+        existing = ""
+    prev: str | None = None
+    for earlier in reversed(existing.splitlines()):
+        try:
+            json.loads(earlier)
+        except ValueError:
+            continue  # a torn line from a killed run: the chain goes on from the last whole one
+        prev = sha256_hex(earlier)
+        break
+    start = "\n" if existing and not existing.endswith("\n") else ""
+    lines: list[str] = []
+    for r in receipts:
+        line = json.dumps(
             {
                 "key": key,
                 "identifier": r.identifier,
                 "quote_sha256": r.writer_quote_sha256,
                 "retrieved_at": r.retrieved_at,
                 "outcome": r.outcome,
+                "prev": prev,
             },
             ensure_ascii=False,
+            sort_keys=True,
         )
-        + "\n"
-        for r in receipts
-    )
-    if not lines:
-        return
-    path = Path(root) / HISTORY
-    path.parent.mkdir(parents=True, exist_ok=True)
+        lines.append(line)
+        prev = sha256_hex(line)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        os.write(fd, lines.encode("utf-8"))
+        os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
+    return [sha256_hex(line) for line in lines]
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    digest: str
+    key: str
+    identifier: str
+    quote_sha256: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class History:
+    """The store's log as read back: entries in order, and where its chain breaks (if it does)."""
+
+    entries: tuple[HistoryEntry, ...] = ()
+    broken_at: int | None = None  # 1-based line whose ``prev`` is not the line before it
+    present: bool = False
+
+    def index(self, digest: str | None) -> int | None:
+        for i, e in enumerate(self.entries):
+            if e.digest == digest:
+                return i
+        return None
 
 
 class EvidenceReader:
@@ -318,27 +362,37 @@ class EvidenceReader:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self._cache: dict[str, LoadedEvidence] = {}
-        self._history: dict[tuple[str, str, str], tuple[int, str]] | None = None
+        self._chain: History | None = None
 
-    def logged_checks(self, key: str, identifier: str, quote_sha256: str) -> tuple[int, str]:
-        """How many receipts the store logged for this key, identifier and quote text, and the
-        outcome of the newest; the log is read once per reader."""
-        if self._history is None:
-            self._history = {}
+    def history(self) -> History:
+        """The chained log, read once per reader; a torn last line (a killed run) is skipped."""
+        if self._chain is None:
             try:
                 lines = (self.root / HISTORY).read_text(encoding="utf-8").splitlines()
+                present = True
             except OSError:
-                lines = []
-            for line in lines:
+                lines, present = [], False
+            entries: list[HistoryEntry] = []
+            broken: int | None = None
+            before: str | None = None
+            for n, line in enumerate(lines, 1):
                 try:
-                    entry = json.loads(line)
-                    k = (entry["key"], entry["identifier"], entry["quote_sha256"])
-                    outcome = str(entry["outcome"])
+                    data = json.loads(line)
+                    entry = HistoryEntry(
+                        sha256_hex(line),
+                        str(data["key"]),
+                        str(data["identifier"]),
+                        str(data["quote_sha256"]),
+                        str(data["outcome"]),
+                    )
                 except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line from a killed run
-                count, _ = self._history.get(k, (0, ""))
-                self._history[k] = (count + 1, outcome)
-        return self._history.get((key, identifier, quote_sha256), (0, ""))
+                    continue
+                if "prev" in data and data["prev"] != before and broken is None:
+                    broken = n
+                before = entry.digest
+                entries.append(entry)
+            self._chain = History(tuple(entries), broken, present)
+        return self._chain
 
     def load(self, rel: str) -> LoadedEvidence:
         cached = self._cache.get(rel)

@@ -202,22 +202,9 @@ class Judge:
                 "receipt is for other words. Run `citeledger verify` again.",
                 receipt=receipt,
             )
-        logged, last = self.reader.logged_checks(
-            ref.key, receipt.identifier, receipt.writer_quote_sha256
-        )
-        kept = sum(
-            r.identifier == receipt.identifier
-            and r.writer_quote_sha256 == receipt.writer_quote_sha256
-            for r in quote.receipts
-        )
-        if logged > kept:
-            return verdict(
-                State.STALE,
-                f"The evidence store logged {logged} checks of this quote, the ledger keeps "
-                f"{kept} (the newest logged: {last}): a receipt was removed from the ledger. "
-                "Run `citeledger recheck`.",
-                receipt=receipt,
-            )
+        removed = self._history_problem(ref.key, quote, receipt)
+        if removed is not None:
+            return verdict(State.STALE, removed, receipt=receipt)
         signed, trusted, bad_signature = self._signature(receipt)
         if bad_signature is not None:
             return verdict(State.TAMPERED, bad_signature, receipt=receipt)
@@ -290,6 +277,56 @@ class Judge:
         if self.require_signature and not trusted:
             return verdict(State.UNCHECKED, self._unsigned_reason(receipt), receipt=receipt)
         return verdict(State.CHECKED, self._checked_reason(receipt), receipt=receipt)
+
+    def _history_problem(self, key: str, quote: Quote, receipt: Receipt) -> str | None:
+        """Was a later receipt of this quote removed, with or without its log lines?"""
+        chain = self.reader.history()
+        again = " Run `citeledger recheck`."
+        head = self.ledger.history_head
+        if head is not None and chain.index(head) is None:
+            return (
+                "The evidence store's history log no longer holds the entry the ledger records "
+                f"as its newest ({head[:12]}…): log lines{' ' if chain.present else ''}"
+                f"{'were deleted' if chain.present else 'are gone with the whole log'}, so a "
+                "later check may have been removed." + again
+            )
+        if chain.broken_at is not None:
+            return (
+                f"The evidence store's history log was edited (its chain breaks at line "
+                f"{chain.broken_at}): entries were removed or changed." + again
+            )
+        if receipt.history is not None and chain.index(receipt.history) is None:
+            return (
+                "This receipt's entry is gone from the evidence store's history log: the log "
+                "was cut, so a later check may have been removed." + again
+            )
+        mine = [
+            (i, e)
+            for i, e in enumerate(chain.entries)
+            if (e.key, e.identifier, e.quote_sha256)
+            == (key, receipt.identifier, receipt.writer_quote_sha256)
+        ]
+        if receipt.history is not None:
+            if mine and mine[-1][1].digest != receipt.history:
+                return (
+                    f"The evidence store logged a later check of this quote "
+                    f"({mine[-1][1].outcome}) than the ledger's newest receipt: a receipt was "
+                    "removed from the ledger (or a run was killed before writing it)." + again
+                )
+            return None
+        logged = len(mine)
+        kept = sum(
+            r.identifier == receipt.identifier
+            and r.writer_quote_sha256 == receipt.writer_quote_sha256
+            for r in quote.receipts
+        )
+        if logged > kept:
+            return (
+                f"The evidence store logged {logged} checks of this quote, the ledger keeps "
+                f"{kept} (the newest logged: {mine[-1][1].outcome}): a receipt was removed from "
+                "the ledger." + again
+            )
+        return None
 
     def _signature(self, receipt: Receipt) -> tuple[str | None, bool, str | None]:
         """Who signed the receipt (words for readers), whether this build trusts that key, and

@@ -105,6 +105,7 @@ TOP_LEVEL_KEYS = (
     "allow_files_outside",
     "trusted_keys",
     "require_signature",
+    "history_head",
     "sources",
 )
 
@@ -455,6 +456,9 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         allow_files_outside=allow,
         trusted_keys=trusted,
         require_signature=require,
+        history_head=_text(top["history_head"][1], "history_head", probe, "")
+        if "history_head" in top
+        else None,
     )
     return ledger, node
 
@@ -503,7 +507,7 @@ def _unknown_top_level(key: str, key_node: Node, value: Node, file: str) -> Ledg
             f"did you mean '{suggestion}'?"
             if suggestion
             else "the top level takes only citeledger, evidence_dir, allow_files_outside, "
-            "trusted_keys, require_signature and sources"
+            "trusted_keys, require_signature, history_head and sources"
         )
     return LedgerError(f"unknown top-level key '{key}'", file=file, line=line_of(key_node), fix=fix)
 

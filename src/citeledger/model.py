@@ -113,6 +113,7 @@ class Receipt:
     metadata_mismatch: str | None = None
     fulltext_error: str | None = None  # a DOI whose evidence is its landing page: why
     evidence_sha256: str | None = None  # of the whole evidence file: what a signature covers
+    history: str | None = None  # digest of this receipt's entry in the store's chained log
     signed_by: str | None = None  # the signing key's public name (ed25519:…)
     signed_at: str | None = None
     signature: str | None = None
@@ -178,6 +179,7 @@ class Ledger:
     allow_files_outside: bool = False  # `file:` identifiers may leave the ledger's folder
     trusted_keys: tuple[str, ...] = ()  # public keys whose signed receipts this ledger trusts
     require_signature: bool = False  # a receipt not signed by a trusted key is not checked
+    history_head: str | None = None  # digest of the newest history entry the ledger has seen
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ SIGNED_FIELDS = (
     "body_sha256",
     "evidence",
     "evidence_sha256",
+    "history",
     "extractor",
     "text_sha256",
     "page",

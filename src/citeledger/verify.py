@@ -9,6 +9,7 @@ source finishes, so an interrupted run keeps every finished receipt and leaves a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
-from citeledger.evidence import EvidenceStore, append_history
+from citeledger.evidence import EvidenceStore, history_entries
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.receipts import (
     Capture,
@@ -152,6 +153,7 @@ def execute(
 
     signer = load_signer()
     tally = Tally()
+    heads: list[str] = []
     with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
 
         def on_done(outcome: Any) -> None:
@@ -159,14 +161,24 @@ def execute(
             cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
+                digests = history_entries(led.evidence_dir, source.key, [r for _, r in receipts])
+                receipts = [
+                    (i, dataclasses.replace(r, history=d))
+                    for (i, r), d in zip(receipts, digests, strict=True)
+                ]
                 receipts = sign_receipts(receipts, signer)
                 _write(ledger_path, source, receipts)
-                append_history(led.evidence_dir, source.key, [r for _, r in receipts])
+                if digests:
+                    heads.append(digests[-1])
                 tally.add(host, [r for _, r in receipts])
                 progress.line(f"  @{source.key}: {line}")
             progress.advance()
 
-        retrieve.fetch_all_sync(requests, config, on_done=on_done)
+        try:
+            retrieve.fetch_all_sync(requests, config, on_done=on_done)
+        finally:
+            if heads:
+                _record_head(ledger_path, heads[-1])
     out.write(tally.render(verb) + "\n")
     return 0
 
@@ -284,6 +296,13 @@ def _previous(source: Source) -> Receipt | None:
         if r is not None and r.outcome == "found":
             latest = r
     return latest
+
+
+def _record_head(ledger_path: str, head: str) -> None:
+    """The newest history entry this ledger has seen (evidence.history_entries): removing log
+    lines, or the whole log, is then noticed by the judgement."""
+    with ledger_mod.edit_ledger(ledger_path) as doc:
+        doc["history_head"] = head
 
 
 def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
