@@ -67,6 +67,13 @@ def test_signed_receipts_are_trusted_and_edits_break_the_signature(
     trusted = Judge(led, trusted_keys=[public], require_signature=True).judge(CitationRef("m"))
     assert trusted.state is State.CHECKED, trusted.reasons
     assert trusted.signer is not None and "trusted" in trusted.signer
+    # Readers see who signed and when: the evidence page and the audit row.
+    from citeledger.audit import row_for
+    from citeledger.evidence_page import render_evidence_page
+
+    page = render_evidence_page(trusted, text=None)
+    assert "Signed by" in page and public[:20] in page and receipt.signed_at in page
+    assert row_for(1, trusted).signer == trusted.signer
     # Not among the trusted keys: with require-signature, unchecked, and said in words.
     other = Judge(led, require_signature=True).judge(CitationRef("m"))
     assert other.state is State.UNCHECKED

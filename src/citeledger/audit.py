@@ -98,6 +98,7 @@ class AuditRow:
     source_link: str | None = None
     source_link_at_passage: bool = False
     withdrawal: Withdrawal | None = None
+    signer: str | None = None  # who signed the receipt, and when (Judgement.signer)
 
     @property
     def restricted(self) -> bool:
@@ -157,6 +158,7 @@ def row_for(
         source_link=link,
         source_link_at_passage=at_passage,
         withdrawal=withdrawal,
+        signer=judgement.signer,
     )
 
 
@@ -303,9 +305,10 @@ def _state_cell(row: AuditRow) -> list[Node]:
         ["citeledger-state", f"citeledger-{state.value}"],
         [{"t": "Strong", "c": [{"t": "Str", "c": state.value}]}],
     )
+    signed = [_words(f"Signed by {row.signer}")] if row.signer else []
     if state is State.CHECKED:
-        return [badge]
-    return _lines([[badge], _words(state.title)])
+        return _lines([[badge], *signed]) if signed else [badge]
+    return _lines([[badge], _words(state.title), *signed])
 
 
 def _reasons(row: AuditRow) -> list[str]:

@@ -514,6 +514,7 @@ def _receipt_section(
     if r.reason:
         rows.append(_row("Reason", r.reason))
     rows.append(_row("Tool", r.tool))
+    rows.append(_row("Signed by", judgement.signer or ("not signed" if not r.signature else None)))
     if not failed:
         link = passage_link(r, text, r.url or source_url)
         if link:
