@@ -237,7 +237,8 @@ def test_deleting_the_changed_receipt_and_its_log_line_is_noticed(
     text = ledger.read_text(encoding="utf-8")
     # Only the receipt removed, the head kept: the log's newest entry is not the receipt's.
     head = next(line for line in text.splitlines() if line.startswith("history_head:"))
-    ledger.write_text(verified.replace(verified.splitlines()[-1], head) + "\n", "utf-8")
+    old_head = next(line for line in verified.splitlines() if line.startswith("history_head:"))
+    ledger.write_text(verified.replace(old_head, head), "utf-8")
     log.write_text(lines[0], encoding="utf-8")
     state, reasons = _judge(load_ledger(ledger))
     assert state is State.STALE and "history log" in reasons, (state, reasons)

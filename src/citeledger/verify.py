@@ -302,7 +302,10 @@ def _record_head(ledger_path: str, head: str) -> None:
     """The newest history entry this ledger has seen (evidence.history_entries): removing log
     lines, or the whole log, is then noticed by the judgement."""
     with ledger_mod.edit_ledger(ledger_path) as doc:
-        doc["history_head"] = head
+        if "history_head" in doc or "sources" not in doc:
+            doc["history_head"] = head
+        else:  # before sources:, so that a writer's new source appended at the end stays there
+            doc.insert(list(doc).index("sources"), "history_head", head)
 
 
 def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
