@@ -201,13 +201,14 @@ class Renderer:
         return []
 
     def callout_content(self, item: Item) -> list[Node]:
-        return words.callout_blocks(item, link_back=self.links)
+        return ast.inert(words.callout_blocks(item, link_back=self.links))
 
     def audit(self, rows: list[AuditRow], evidence_href: str | None) -> Node:
         """The "Citation audit" section of ``citeledger.audit``, in a Div of its own."""
         from citeledger.audit import audit_blocks
 
         blocks = audit_blocks(rows, evidence_dir_href=evidence_href if self.links else None)
+        ast.inert(blocks)
         return ast.div(ast.attr("", [AUDIT_CLASS]), blocks)
 
     # document -----------------------------------------------------------------
