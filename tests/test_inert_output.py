@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import FixtureJudge, judgement_for
 from helpers import PANDOC, pandoc_bytes, run_main, venv_env
 
-from citeledger.inert import line, visible
+from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Quote, Receipt
 
 TITLE_SET = "\x1b]0;owned\x07"
@@ -62,7 +62,7 @@ def test_visible_escapes_each_hostile_character_and_keeps_the_rest() -> None:
     assert visible("\u202eabc\u2069") == "\\u202eabc\\u2069"
     assert visible("tab\tnew\nline é “q” 中") == "tab\tnew\nline é “q” 中"
     assert visible("\x9b2J\x7f") == "\\x9b2J\\x7f"
-    assert line("one\ntwo\rthree") == "one\\x0atwo\\x0dthree"
+    assert visible("one\ntwo\rthree") == "one\ntwo\\x0dthree"
 
 
 def test_docx_callout_xml_stays_well_formed_and_shows_what_was_there(tmp_path: Path) -> None:

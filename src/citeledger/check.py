@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
@@ -128,14 +129,14 @@ def run_check(
     }
     report = build_report(entries, coverage, warnings)
     for w in warnings:
-        print(f"[WARNING] citeledger: {w}", file=sys.stderr)
+        print(visible(f"[WARNING] citeledger: {w}"), file=sys.stderr)
     if json_out and json_out != "-":
         Path(json_out).write_text(
             json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
     # With --json - the report owns stdout; the readable summary goes to stderr.
     summary_stream = sys.stderr if json_out == "-" else sys.stdout
-    print(summary_text(report, quiet=quiet), file=summary_stream)
+    print(visible(summary_text(report, quiet=quiet)), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from citeledger import __version__
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -104,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except CiteledgerError as exc:
-        print(f"citeledger: error: {exc.one_line()}", file=sys.stderr)
+        print(visible(f"citeledger: error: {exc.one_line()}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("citeledger: interrupted; every finished receipt was kept", file=sys.stderr)
@@ -113,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except OSError as exc:  # a path the user gave that cannot be read or written
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"citeledger: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(visible(f"citeledger: error: {where}{exc.strerror or exc}"), file=sys.stderr)
         return 2
 
 

@@ -71,6 +71,7 @@ from urllib.parse import quote
 
 from citeledger.citations import resolve, scan_document, strip_selector
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Ledger, State
 from citeledger.options import NAMES, Options, read_options
 from citeledger.references import add_references
@@ -404,19 +405,19 @@ def main(
     try:
         doc = json.loads(raw)
     except ValueError as exc:
-        err.write(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})\n")
+        err.write(visible(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})") + "\n")
         return 2
     try:
         result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
     except CiteledgerError as exc:
-        err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
+        err.write(visible(f"[ERROR] citeledger: {exc.one_line()}") + "\n")
         return 2
     except OSError as exc:  # the edge: a file the filter reads or writes, never a traceback
         where = f" ({exc.filename})" if exc.filename else ""
-        err.write(f"[ERROR] citeledger: {exc.strerror or exc}{where}\n")
+        err.write(visible(f"[ERROR] citeledger: {exc.strerror or exc}{where}") + "\n")
         return 2
     for warning in result.warnings:
-        err.write(f"[WARNING] citeledger: {warning}\n")
+        err.write(visible(f"[WARNING] citeledger: {warning}") + "\n")
     if result.changed:
         # a pandoc AST is a tree: skipping the cycle check halves the time of writing it
         text = json.dumps(
@@ -427,7 +428,7 @@ def main(
         out.write(raw)
     out.flush()
     for error in result.errors:
-        err.write(f"[ERROR] citeledger: {error}\n")
+        err.write(visible(f"[ERROR] citeledger: {error}") + "\n")
     err.flush()
     return result.exit_code
 

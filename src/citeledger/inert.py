@@ -8,7 +8,9 @@ text to a person — every terminal and stderr line, the words of every callout 
 passes through ``visible`` first: each such character is written out as an escape (``\\x1b``,
 ``\\u202e``), so a reader still sees that it was there and nothing acts on it.
 
-One function for every channel, so that no channel is forgotten. Pure: no I/O.
+One function for every channel, so that no channel is forgotten: on a terminal a carriage
+return (which rewrites the line) is escaped like the rest; only tab and newline pass. Messages
+meant as one line are made so by their writers (``CiteledgerError.one_line``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import re
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 )
-_LINE_BREAKS = re.compile("[\n\r\u2028\u2029\x85]")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -33,12 +34,3 @@ def visible(text: str) -> str:
     if _UNSAFE.search(text) is None:
         return text
     return _UNSAFE.sub(_escape, text)
-
-
-def line(text: str) -> str:
-    """One terminal line: ``visible``, and a line break inside it escaped too.
-
-    A message that spans lines could forge a line of its own (``[WARNING] …``, a fake summary);
-    use it for anything that quotes outside text on one line.
-    """
-    return visible(_LINE_BREAKS.sub(_escape, text))

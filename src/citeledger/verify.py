@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, append_history
+from citeledger.inert import visible
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.receipts import Capture, capture, failure_receipts, receipts_for_capture
 
@@ -134,7 +135,7 @@ def execute(
     for s in sources:
         groups.setdefault(str(s.identifier), []).append(s)
     requests = [_request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()]
-    out.write(retrieve.plan(requests, config).describe() + "\n")
+    out.write(visible(retrieve.plan(requests, config).describe()) + "\n")
     if dry_run:
         out.write("citeledger: --dry-run: nothing was sent\n")
         return 0
@@ -157,7 +158,7 @@ def execute(
             progress.advance()
 
         retrieve.fetch_all_sync(requests, config, on_done=on_done)
-    out.write(tally.render(verb) + "\n")
+    out.write(visible(tally.render(verb)) + "\n")
     return 0
 
 
@@ -205,6 +206,7 @@ class Progress:
         return self
 
     def line(self, text: str) -> None:
+        text = visible(text)  # a source's words, a server's reason: never a terminal's orders
         if self._bar is not None:
             self._bar.console.print(text, markup=False, highlight=False)
         else:
