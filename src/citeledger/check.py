@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from citeledger.confine import confine
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 from citeledger.judge import Judge
@@ -62,15 +63,27 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     return result
 
 
-def ledger_for(doc: str, opts: Options, explicit: str | None) -> str:
-    """--ledger; else the document's ``citeledger.ledger`` (relative to the document); else
+def ledger_for(
+    doc: str, opts: Options, explicit: str | None, *, allow_outside: bool = False
+) -> str:
+    """--ledger; else the document's ``citeledger.ledger`` (relative to the document, and inside
+    the project: the current directory or the document's folder, unless ``allow_outside``); else
     ``CITELEDGER_LEDGER`` (relative to the current directory, as the filter reads it); else
     ``citeledger.yaml`` beside the document."""
     if explicit:
         return explicit
     base = Path(doc).resolve().parent
     if opts.ledger_from_document:
-        return str(base / opts.ledger)
+        path = base / Path(opts.ledger).expanduser()
+        confine(
+            path,
+            [Path.cwd(), base],
+            named_by="its citeledger.ledger",
+            what="a ledger",
+            allow=allow_outside or opts.allow_outside,
+            file=doc,
+        )
+        return str(path)
     if opts.ledger_given:
         return str(opts.ledger_path())
     return str(base / "citeledger.yaml")
@@ -86,6 +99,7 @@ def run_check(
     audience: str | None = None,
     from_format: str | None = None,
     quiet: bool = False,
+    allow_outside: bool = False,
 ) -> int:
     from citeledger.citations import find_citations
     from citeledger.coverage import compute_coverage
@@ -98,7 +112,7 @@ def run_check(
     for doc in docs:
         doc_json = pandoc_json(doc, from_format)
         opts = read_options(doc_json.get("meta", {}))  # the filter's options, the same way
-        lpath = ledger_for(doc, opts, ledger)
+        lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
         who = audience or opts.audience
         judge = judges.get((lpath, who))
         if judge is None:

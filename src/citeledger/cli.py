@@ -15,6 +15,8 @@ from citeledger import __version__
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 
+_OUTSIDE = "allow a ledger's evidence_dir or a document's ledger outside the project"
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -35,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
         help="allow loopback, private and link-local addresses",
     )
     v.add_argument("--config", help="retrieval settings (YAML): base URLs, mailto, limits")
+    v.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
 
     r = sub.add_parser("recheck", help="re-retrieve and classify: unchanged/moved/changed/gone")
     r.add_argument("--ledger", default="citeledger.yaml")
@@ -43,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--yes", action="store_true")
     r.add_argument("--allow-private", action="store_true")
     r.add_argument("--config")
+    r.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
 
     c = sub.add_parser("check", help="judge a document's citations offline (what the filter does)")
     c.add_argument("docs", nargs="+", metavar="DOC")
@@ -58,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
+    c.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
 
     loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
     loc.add_argument("source", nargs="?")
@@ -131,6 +136,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             assume_yes=args.yes,
             allow_private=args.allow_private,
             config_path=args.config,
+            allow_outside=args.allow_outside,
         )
     if cmd == "check":
         from citeledger.check import run_check
@@ -144,6 +150,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             audience=args.audience,
             from_format=args.from_format,
             quiet=args.quiet,
+            allow_outside=args.allow_outside,
         )
     if cmd == "locate":
         from citeledger.locate_cmd import main as locate_main

@@ -374,7 +374,7 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         )
     if not isinstance(node, MappingNode):
         raise LedgerError(
-            f"the ledger must be a mapping with a 'sources:' key, not {_kind(node)}",
+            f"the ledger must be a mapping with a 'sources:' key, not {_kind(node, quote=False)}",
             file=file,
             line=line_of(node),
             fix=f"start the file with 'sources:' (see {FORMAT_DOC})",
@@ -425,7 +425,8 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
     if not _is_null(sources_node):
         if not isinstance(sources_node, MappingNode):
             raise ctx.error(
-                f"'sources:' must map citation keys to sources, not {_kind(sources_node)}",
+                "'sources:' must map citation keys to sources, not "
+                + _kind(sources_node, quote=False),
                 sources_node,
                 "write each source as 'key:' indented under sources:, with its fields below it",
             )
@@ -1006,14 +1007,16 @@ _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _is_null = is_null
 
 
-def _kind(node: Node) -> str:
+def _kind(node: Node, *, quote: bool = True) -> str:
+    """What ``node`` is, for a message; ``quote=False`` where the file may not be a ledger at
+    all (a ``.env``, ``/etc/passwd`` named as one): its content is never printed there."""
     if isinstance(node, MappingNode):
         return "a mapping"
     if isinstance(node, SequenceNode):
         return "a list"
     if _is_null(node):
         return "nothing"
-    return f"the value '{node.value}'"
+    return f"the value '{node.value}'" if quote else "a single value"
 
 
 _SOURCE_CANDIDATES = (*sorted(CSL_VARIABLES), *STRUCTURE_FIELDS, *IDENTIFIER_KINDS)

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
+from citeledger.confine import allowed_by, confine
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, append_history
 from citeledger.inert import visible
@@ -118,6 +119,7 @@ def execute(
     allow_private: bool = False,
     config_path: str | None = None,
     out: TextIO | None = None,
+    allow_outside: bool = False,
 ) -> int:
     """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends."""
     out = out or sys.stdout
@@ -125,6 +127,14 @@ def execute(
 
     verb, handle, conditional = mode.verb, mode.handle, mode.conditional
     led = ledger_mod.load_ledger(ledger_path)
+    confine(  # the evidence is written there
+        led.evidence_dir,
+        [led.root],
+        named_by="its evidence_dir",
+        what="a folder",
+        allow=allow_outside or allowed_by(),
+        file=ledger_path,
+    )
     sources = mode.select(led, only)
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
