@@ -71,6 +71,11 @@ def test_no_error_quotes_a_non_ledgers_content(project: Path) -> None:
         assert run.code == 2, run.err
         assert "must be a mapping with a 'sources:' key" in run.err
         assert "wJalr" not in run.err and "root:" not in run.err and "OTHER" not in run.err
+    # /etc/shadow's lines end in ':', so YAML reads each whole line, hash included, as a key
+    (project / "shadow").write_text("root:$6$salt$HASHofTHEpassword:19000:0:99999:7:::\n")
+    shadow = run_main(_doc("ledger: shadow"), "html", environ={})
+    assert shadow.code == 2 and "unknown top-level key" in shadow.err
+    assert "HASHof" not in shadow.err
 
 
 def test_check_confines_the_documents_ledger_but_not_its_own_options(

@@ -463,7 +463,12 @@ def _unknown_top_level(key: str, key_node: Node, value: Node, file: str) -> Ledg
             else "the top level takes only citeledger, evidence_dir, allow_files_outside and "
             "sources"
         )
-    return LedgerError(f"unknown top-level key '{key}'", file=file, line=line_of(key_node), fix=fix)
+    # a key name is shown; a whole line read as a key (``/etc/shadow``'s hash) is not
+    named = f"'{key}'" if _KEY_NAME.fullmatch(key) else "(not shown: this is no ledger's key)"
+    return LedgerError(f"unknown top-level key {named}", file=file, line=line_of(key_node), fix=fix)
+
+
+_KEY_NAME = re.compile(r"[A-Za-z_][\w.-]{0,47}")
 
 
 def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
