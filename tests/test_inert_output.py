@@ -29,6 +29,7 @@ TITLE_SET = "\x1b]0;owned\x07"
 HOSTILE = f"Appeals {TITLE_SET}must\x00 arrive\x0b with\x01in \u202e90 syad\u202c.\x1b[2K"
 GOLDEN = Path(__file__).parent / "golden"
 TEX = shutil.which("pdflatex")
+AUDIT_TEX = ("-M", "citeledger.audit=true", "-o", "doc.tex")
 TYPST = ("-M", "citeledger.audit=true", "--citeproc", "-s", "-t", "typst", "-o")
 
 
@@ -142,3 +143,33 @@ def test_the_standing_case_with_its_audit_compiles_as_typst(tmp_path: Path) -> N
     )
     assert "Citation audit" in typ.read_text(encoding="utf-8")
     assert typst.compile(str(typ), root=str(tmp_path))[:5] == b"%PDF-"
+
+
+@pytest.mark.skipif(TEX is None, reason="no pdflatex on PATH (CI installs TeX Live)")
+def test_a_ledger_title_with_controls_reaches_citeproc_and_the_audit_inert(tmp_path: Path) -> None:
+    """The ledger's CSL data feeds citeproc (the bibliography) and the audit's title cell."""
+    (tmp_path / "citeledger.yaml").write_text(
+        'sources:\n  k:\n    file: src.txt\n    title: "A title \\e]0;owned\\a with \\u202e bidi"\n'
+        '    quotes:\n      - text: "Words \\e[2K here."\n'
+    )
+    (tmp_path / "src.txt").write_text("Words here.\n")
+    (tmp_path / "doc.md").write_text("A claim [@k].\n")
+    subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "--citeproc", "-s", *AUDIT_TEX],
+        cwd=tmp_path,
+        env=venv_env(),
+        check=True,
+        capture_output=True,
+    )
+    source = (tmp_path / "doc.tex").read_text(encoding="utf-8")
+    assert "x1b{]}0;owned" in source
+    assert not any(ch in source for ch in "\x1b\x07\u202e")
+    proc = subprocess.run(
+        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", "doc.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
