@@ -173,3 +173,33 @@ def test_a_ledger_title_with_controls_reaches_citeproc_and_the_audit_inert(tmp_p
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+def test_a_real_misquote_of_a_hostile_source_builds_a_well_formed_docx(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: verify reads the source, the judge finds the nearest passage, DOCX holds it."""
+    from citeledger.cli import main
+
+    (tmp_path / "src.txt").write_text(
+        "Intro.\n\nAn appeal must be received within \x1b]0;owned\x07ninety days of the date.\n"
+    )
+    (tmp_path / "citeledger.yaml").write_text(
+        'sources:\n  k:\n    file: src.txt\n    title: "T\\e[2K"\n    quotes:\n'
+        '      - text: "An appeal must be received within sixty days of the date."\n'
+    )
+    (tmp_path / "doc.md").write_text("A claim [@k].\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "--yes"]) == 0
+    subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "--citeproc", "-o", "doc.docx"],
+        env=venv_env(),
+        check=True,
+        capture_output=True,
+    )
+    with zipfile.ZipFile(tmp_path / "doc.docx") as z:
+        xml = z.read("word/document.xml").decode("utf-8")
+    root = ElementTree.fromstring(xml)
+    text = "".join(t.text or "" for t in root.iter() if t.tag.endswith("}t"))
+    assert "Nearest passage" in text and "\\x1b]0;owned\\x07ninety" in text
+    assert not any(ch in xml for ch in "\x1b\x07")
