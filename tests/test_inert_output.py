@@ -66,6 +66,17 @@ def test_visible_escapes_each_hostile_character_and_keeps_the_rest() -> None:
     assert visible("one\ntwo\rthree") == "one\ntwo\\x0dthree"
 
 
+@pytest.mark.parametrize("fmt", ["html", "plain", "typst", "gfm", "rst", "latex", "markdown"])
+def test_every_format_shows_the_hostile_characters_written_out(fmt: str) -> None:
+    """``pandoc -t plain`` printed to a terminal obeys ESC too; HTML would reorder at U+202E."""
+    proc = subprocess.run(
+        [PANDOC, "-f", "json", "-t", fmt], input=_filtered(fmt), capture_output=True, check=True
+    )
+    shown = proc.stdout.decode("utf-8")
+    assert not any(ch in shown for ch in "\x1b\x07\x00\u202e\u202c\u2066"), fmt
+    assert "x1b" in shown and "u202e" in shown
+
+
 def test_docx_callout_xml_stays_well_formed_and_shows_what_was_there(tmp_path: Path) -> None:
     out = tmp_path / "out.docx"
     subprocess.run([PANDOC, "-f", "json", "-o", str(out)], input=_filtered("docx"), check=True)

@@ -201,7 +201,7 @@ class Renderer:
         return []
 
     def callout_content(self, item: Item) -> list[Node]:
-        return ast.inert(words.callout_blocks(item, link_back=self.links))
+        return words.callout_blocks(item, link_back=self.links)
 
     def audit(self, rows: list[AuditRow], evidence_href: str | None) -> Node:
         """The "Citation audit" section of ``citeledger.audit``, in a Div of its own."""
