@@ -419,7 +419,10 @@ def test_bad_ledger_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "Traceback" not in run.err
 
 
-def test_a_named_ledger_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
+def test_a_named_ledger_that_does_not_exist_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the document's ledger must lie inside the project (confine.py)
     raw = pandoc_bytes("A [@a].", "-M", f"citeledger.ledger={tmp_path / 'missing.yaml'}")
     run = run_main(raw)
     assert run.code == 2 and "does not exist" in run.err
@@ -682,7 +685,8 @@ def test_unwritable_evidence_pages_are_one_error_line(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.md").write_text("the writer's own file\n")
     raw = pandoc_bytes("A [@st-checked].", "-M", f"citeledger.evidence-pages={folder}")
-    run = run_main(raw, "html", judge_factory=Reads)
+    allow = {"CITELEDGER_ALLOW_OUTSIDE": "1"}  # /proc is outside the project (confine.py)
+    run = run_main(raw, "html", judge_factory=Reads, environ=allow)
     assert run.code == 2
     assert run.out == b""
     assert run.err.splitlines() == [

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from citeledger.confine import confine
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
@@ -61,15 +63,27 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     return result
 
 
-def ledger_for(doc: str, opts: Options, explicit: str | None) -> str:
-    """--ledger; else the document's ``citeledger.ledger`` (relative to the document); else
+def ledger_for(
+    doc: str, opts: Options, explicit: str | None, *, allow_outside: bool = False
+) -> str:
+    """--ledger; else the document's ``citeledger.ledger`` (relative to the document, and inside
+    the project: the current directory or the document's folder, unless ``allow_outside``); else
     ``CITELEDGER_LEDGER`` (relative to the current directory, as the filter reads it); else
     ``citeledger.yaml`` beside the document."""
     if explicit:
         return explicit
     base = Path(doc).resolve().parent
     if opts.ledger_from_document:
-        return str(base / opts.ledger)
+        path = base / Path(opts.ledger).expanduser()
+        confine(
+            path,
+            [Path.cwd(), base],
+            named_by="its citeledger.ledger",
+            what="a ledger",
+            allow=allow_outside or opts.allow_outside,
+            file=doc,
+        )
+        return str(path)
     if opts.ledger_given:
         return str(opts.ledger_path())
     return str(base / "citeledger.yaml")
@@ -87,6 +101,7 @@ def run_check(
     quiet: bool = False,
     trusted_keys: Sequence[str] = (),
     require_signature: bool = False,
+    allow_outside: bool = False,
 ) -> int:
     from citeledger.citations import find_citations
     from citeledger.coverage import compute_coverage
@@ -99,7 +114,7 @@ def run_check(
     for doc in docs:
         doc_json = pandoc_json(doc, from_format)
         opts = read_options(doc_json.get("meta", {}))  # the filter's options, the same way
-        lpath = ledger_for(doc, opts, ledger)
+        lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
         who = audience or opts.audience
         judge = judges.get((lpath, who))
         if judge is None:
@@ -135,14 +150,14 @@ def run_check(
     }
     report = build_report(entries, coverage, warnings)
     for w in warnings:
-        print(f"[WARNING] citeledger: {w}", file=sys.stderr)
+        print(visible(f"[WARNING] citeledger: {w}"), file=sys.stderr)
     if json_out and json_out != "-":
         Path(json_out).write_text(
             json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
     # With --json - the report owns stdout; the readable summary goes to stderr.
     summary_stream = sys.stderr if json_out == "-" else sys.stdout
-    print(summary_text(report, quiet=quiet), file=summary_stream)
+    print(visible(summary_text(report, quiet=quiet)), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

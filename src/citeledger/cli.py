@@ -13,6 +13,9 @@ from collections.abc import Sequence
 
 from citeledger import __version__
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
+
+_OUTSIDE = "allow a ledger's evidence_dir or a document's ledger outside the project"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
         help="allow loopback, private and link-local addresses",
     )
     v.add_argument("--config", help="retrieval settings (YAML): base URLs, mailto, limits")
+    v.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
 
     r = sub.add_parser("recheck", help="re-retrieve and classify: unchanged/moved/changed/gone")
     r.add_argument("--ledger", default="citeledger.yaml")
@@ -42,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--yes", action="store_true")
     r.add_argument("--allow-private", action="store_true")
     r.add_argument("--config")
+    r.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
 
     c = sub.add_parser("check", help="judge a document's citations offline (what the filter does)")
     c.add_argument("docs", nargs="+", metavar="DOC")
@@ -69,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a receipt not signed by a trusted key is not checked",
     )
+    c.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
 
     loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
     loc.add_argument("source", nargs="?")
@@ -124,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except CiteledgerError as exc:
-        print(f"citeledger: error: {exc.one_line()}", file=sys.stderr)
+        print(visible(f"citeledger: error: {exc.one_line()}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("citeledger: interrupted; every finished receipt was kept", file=sys.stderr)
@@ -133,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except OSError as exc:  # a path the user gave that cannot be read or written
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"citeledger: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(visible(f"citeledger: error: {where}{exc.strerror or exc}"), file=sys.stderr)
         return 2
 
 
@@ -150,6 +156,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             assume_yes=args.yes,
             allow_private=args.allow_private,
             config_path=args.config,
+            allow_outside=args.allow_outside,
         )
     if cmd == "check":
         from citeledger.check import run_check
@@ -166,6 +173,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             quiet=args.quiet,
             trusted_keys=parse_keys(args.trusted_key),
             require_signature=args.require_signature,
+            allow_outside=args.allow_outside,
         )
     if cmd == "locate":
         from citeledger.locate_cmd import main as locate_main

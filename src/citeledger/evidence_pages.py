@@ -34,6 +34,7 @@ from citeledger.evidence_page import (
     render_evidence_page,
     stylesheet,
 )
+from citeledger.inert import visible
 from citeledger.judge import Judge, evidence_problem
 from citeledger.model import CitationRef, Judgement, Receipt, State
 
@@ -305,9 +306,11 @@ def write_evidence_pages(ledger_path: str, out: str, *, audience: str | None = N
     if result.restricted_sources:
         parts.append(f"{result.restricted_sources} restricted sources not shown")
     print(
-        f"citeledger: {len(result.pages)} evidence pages in {result.out_dir} "
-        f"({', '.join(parts)}; {result.written} files changed); open "
-        f"{result.out_dir / INDEX_NAME}"
+        visible(
+            f"citeledger: {len(result.pages)} evidence pages in {result.out_dir} "
+            f"({', '.join(parts)}; {result.written} files changed); open "
+            f"{result.out_dir / INDEX_NAME}"
+        )
     )
     return 0
 

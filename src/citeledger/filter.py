@@ -70,9 +70,11 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from citeledger.citations import resolve, scan_document, strip_selector
+from citeledger.confine import confine
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Ledger, State
-from citeledger.options import NAMES, Options, read_options
+from citeledger.options import META_KEY, NAMES, Options, read_options
 from citeledger.references import add_references
 from citeledger.render import family_of, renderer_for
 from citeledger.render.base import Renderer
@@ -119,6 +121,14 @@ class LedgerJudges:
         from citeledger.ledger import load_ledger
 
         path = options.ledger_path(self.cwd)
+        if options.ledger_from_document:  # a stranger's document may name /etc/passwd
+            confine(
+                path,
+                [self.cwd or Path.cwd()],
+                named_by=f"the document's {META_KEY}.ledger",
+                what="a ledger",
+                allow=options.allow_outside,
+            )
         # the name as the writer gave it: it appears in reasons, and so in the published document
         name = options.ledger if self.cwd is None else str(path)
         ledger = self._ledgers.get(path)
@@ -312,7 +322,8 @@ class _EvidencePages:
     """HTML builds with ``evidence-pages``: one read-only page per receipt, written at the end.
 
     The folder is where the pages are written (relative to the current directory) and the link
-    to them from the document, so build into the current directory or give an absolute path.
+    to them from the document, so build into the current directory. Named by the document, it
+    must lie inside the current directory (``citeledger.confine``).
     Pages are written only when the judge reads evidence (``Judge.reader``); a page links back
     to nothing, since a filter is not told the name of the document it builds.
     """
@@ -325,6 +336,14 @@ class _EvidencePages:
     def start(cls, options: Options, fmt: str, reader: Any) -> _EvidencePages | None:
         if not options.evidence_pages or family_of(fmt) != "html":
             return None
+        if options.evidence_pages_source == "metadata":  # the pages are written there
+            confine(
+                Path(options.evidence_pages).expanduser(),
+                [Path.cwd()],
+                named_by=f"the document's {META_KEY}.evidence-pages",
+                what="a folder",
+                allow=options.allow_outside,
+            )
         from citeledger.evidence_pages import EvidencePageSet
 
         pages = EvidencePageSet(reader, options.evidence_pages) if reader is not None else None
@@ -409,19 +428,19 @@ def main(
     try:
         doc = json.loads(raw)
     except ValueError as exc:
-        err.write(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})\n")
+        err.write(visible(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})") + "\n")
         return 2
     try:
         result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
     except CiteledgerError as exc:
-        err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
+        err.write(visible(f"[ERROR] citeledger: {exc.one_line()}") + "\n")
         return 2
     except OSError as exc:  # the edge: a file the filter reads or writes, never a traceback
         where = f" ({exc.filename})" if exc.filename else ""
-        err.write(f"[ERROR] citeledger: {exc.strerror or exc}{where}\n")
+        err.write(visible(f"[ERROR] citeledger: {exc.strerror or exc}{where}") + "\n")
         return 2
     for warning in result.warnings:
-        err.write(f"[WARNING] citeledger: {warning}\n")
+        err.write(visible(f"[WARNING] citeledger: {warning}") + "\n")
     if result.changed:
         # a pandoc AST is a tree: skipping the cycle check halves the time of writing it
         text = json.dumps(
@@ -432,7 +451,7 @@ def main(
         out.write(raw)
     out.flush()
     for error in result.errors:
-        err.write(f"[ERROR] citeledger: {error}\n")
+        err.write(visible(f"[ERROR] citeledger: {error}") + "\n")
     err.flush()
     return result.exit_code
 

@@ -218,7 +218,7 @@ def validate_url(s: str) -> str:
         raise IdentifierError(f"the URL '{value}' has no host", "write https://host/path")
     if parts.username is not None or parts.password is not None:
         raise IdentifierError(
-            f"the URL '{value}' contains a user name or password",
+            f"the URL to {host} contains a user name or password (not shown here)",
             "remove the credentials: the ledger is shared and citeledger never sends them",
         )
     return value

@@ -382,7 +382,7 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         )
     if not isinstance(node, MappingNode):
         raise LedgerError(
-            f"the ledger must be a mapping with a 'sources:' key, not {_kind(node)}",
+            f"the ledger must be a mapping with a 'sources:' key, not {_kind(node, quote=False)}",
             file=file,
             line=line_of(node),
             fix=f"start the file with 'sources:' (see {FORMAT_DOC})",
@@ -434,7 +434,8 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
     if not _is_null(sources_node):
         if not isinstance(sources_node, MappingNode):
             raise ctx.error(
-                f"'sources:' must map citation keys to sources, not {_kind(sources_node)}",
+                "'sources:' must map citation keys to sources, not "
+                + _kind(sources_node, quote=False),
                 sources_node,
                 "write each source as 'key:' indented under sources:, with its fields below it",
             )
@@ -509,7 +510,12 @@ def _unknown_top_level(key: str, key_node: Node, value: Node, file: str) -> Ledg
             else "the top level takes only citeledger, evidence_dir, allow_files_outside, "
             "trusted_keys, require_signature, history_head and sources"
         )
-    return LedgerError(f"unknown top-level key '{key}'", file=file, line=line_of(key_node), fix=fix)
+    # a key name is shown; a whole line read as a key (``/etc/shadow``'s hash) is not
+    named = f"'{key}'" if _KEY_NAME.fullmatch(key) else "(not shown: this is no ledger's key)"
+    return LedgerError(f"unknown top-level key {named}", file=file, line=line_of(key_node), fix=fix)
+
+
+_KEY_NAME = re.compile(r"[A-Za-z_][\w.-]{0,47}")
 
 
 def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
@@ -1053,14 +1059,16 @@ _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _is_null = is_null
 
 
-def _kind(node: Node) -> str:
+def _kind(node: Node, *, quote: bool = True) -> str:
+    """What ``node`` is, for a message; ``quote=False`` where the file may not be a ledger at
+    all (a ``.env``, ``/etc/passwd`` named as one): its content is never printed there."""
     if isinstance(node, MappingNode):
         return "a mapping"
     if isinstance(node, SequenceNode):
         return "a list"
     if _is_null(node):
         return "nothing"
-    return f"the value '{node.value}'"
+    return f"the value '{node.value}'" if quote else "a single value"
 
 
 _SOURCE_CANDIDATES = (*sorted(CSL_VARIABLES), *STRUCTURE_FIELDS, *IDENTIFIER_KINDS)

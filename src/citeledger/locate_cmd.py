@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 from citeledger.locate import locate_prepared, prepare
 from citeledger.model import Extracted, LocateResult
 from citeledger.normalize import Prepared
@@ -252,7 +253,7 @@ def score_cases(
     scores = Scores(kinds, tuple(fa), tuple(miss), honest, altered, tuple(unresolved))
     if out is not None:
         for line in scores.lines():
-            out.write(line + "\n")
+            out.write(visible(line) + "\n")
     return scores
 
 

@@ -35,7 +35,9 @@ able to rely on them whatever a document says:
   citeledger.audience=public`` lets through). There is no per-element audience.
 
 A relative ``ledger`` is resolved against the current directory: pandoc does not tell a filter
-where its input file is, so run pandoc from the document's folder (as a Makefile does).
+where its input file is, so run pandoc from the document's folder (as a Makefile does). A
+``ledger`` or ``evidence-pages`` from the document must lie inside the project
+(``citeledger.confine``); only the environment (``CITELEDGER_ALLOW_OUTSIDE``) can allow more.
 
 Metadata values may be MetaBool, MetaString, MetaInlines or MetaBlocks; booleans also accept the
 words true/false, yes/no, on/off, 1/0. A value that cannot be read is a ``CiteledgerError``.
@@ -51,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from citeledger.citations import plain_text
+from citeledger.confine import allowed_by
 from citeledger.errors import CiteledgerError
 
 META_KEY = "citeledger"
@@ -81,6 +84,8 @@ class Options:
     references: bool = True
     require_signature: bool = False  # tighten-only, like strict
     trusted_keys: tuple[str, ...] = ()  # from the environment only: a document cannot vouch
+    evidence_pages_source: str = "default"  # like ledger_source
+    allow_outside: bool = False  # CITELEDGER_ALLOW_OUTSIDE: never from the document (confine.py)
     unknown: tuple[str, ...] = field(default=(), compare=False)  # names we do not know: a typo?
 
     @property
@@ -156,6 +161,8 @@ def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = No
         changes["audience"] = ",".join(audiences)
     if "evidence-pages" in raw:
         changes["evidence_pages"] = raw["evidence-pages"][0].strip() or None
+        changes["evidence_pages_source"] = kinds["evidence-pages"]
+    changes["allow_outside"] = allowed_by(env)
     return replace(options, **changes)
 
 

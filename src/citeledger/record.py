@@ -18,6 +18,7 @@ from typing import Any
 
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
 
 _CSL_KEEP = (
     "type",
@@ -158,14 +159,16 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
             if not key or key in existing:
                 if key:
                     print(
-                        f"[WARNING] citeledger: @{key} is already in the ledger; left as it is",
+                        visible(
+                            f"[WARNING] citeledger: @{key} is already in the ledger; left as it is"
+                        ),
                         file=sys.stderr,
                     )
                 skipped += 1
                 continue
             fields, why = csl_to_source(item)
             if fields is None:
-                print(f"[WARNING] citeledger: @{key} not imported: {why}", file=sys.stderr)
+                print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
                 skipped += 1
                 continue
             sources[key] = fields

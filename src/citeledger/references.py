@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from citeledger.inert import visible
 from citeledger.model import Judgement, State
 
 
@@ -25,7 +26,7 @@ def to_meta(value: Any) -> dict[str, Any]:
         return {"t": "MetaList", "c": [to_meta(v) for v in value]}
     if isinstance(value, bool):
         return {"t": "MetaBool", "c": value}
-    return {"t": "MetaString", "c": str(value)}
+    return {"t": "MetaString", "c": visible(str(value))}  # pdflatex stops on a raw ^^[
 
 
 def _ref_id(item: Mapping[str, Any]) -> str | None:

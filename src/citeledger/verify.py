@@ -19,8 +19,10 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
+from citeledger.confine import allowed_by, confine
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, history_entries
+from citeledger.inert import visible
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.receipts import (
     Capture,
@@ -124,6 +126,7 @@ def execute(
     allow_private: bool = False,
     config_path: str | None = None,
     out: TextIO | None = None,
+    allow_outside: bool = False,
 ) -> int:
     """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends."""
     out = out or sys.stdout
@@ -131,6 +134,14 @@ def execute(
 
     verb, handle, conditional = mode.verb, mode.handle, mode.conditional
     led = ledger_mod.load_ledger(ledger_path)
+    confine(  # the evidence is written there
+        led.evidence_dir,
+        [led.root],
+        named_by="its evidence_dir",
+        what="a folder",
+        allow=allow_outside or allowed_by(),
+        file=ledger_path,
+    )
     sources = mode.select(led, only)
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
@@ -141,7 +152,7 @@ def execute(
     for s in sources:
         groups.setdefault(str(s.identifier), []).append(s)
     requests = [_request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()]
-    out.write(retrieve.plan(requests, config).describe() + "\n")
+    out.write(visible(retrieve.plan(requests, config).describe()) + "\n")
     if dry_run:
         out.write("citeledger: --dry-run: nothing was sent\n")
         return 0
@@ -179,7 +190,7 @@ def execute(
         finally:
             if heads:
                 _record_head(ledger_path, heads[-1])
-    out.write(tally.render(verb) + "\n")
+    out.write(visible(tally.render(verb)) + "\n")
     return 0
 
 
@@ -227,6 +238,7 @@ class Progress:
         return self
 
     def line(self, text: str) -> None:
+        text = visible(text)  # a source's words, a server's reason: never a terminal's orders
         if self._bar is not None:
             self._bar.console.print(text, markup=False, highlight=False)
         else:

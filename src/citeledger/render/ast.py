@@ -9,7 +9,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from citeledger.inert import visible
+
 Node = dict[str, Any]
+
+
+def inert(nodes: list[Node]) -> list[Node]:
+    """``nodes`` with every Str and Code text made ``inert.visible``, in place (and returned).
+
+    What the filter writes from a ledger or a retrieved source (a quote, a nearest passage, a
+    title) may hold control characters and bidi overrides; pandoc's writers pass them on (into
+    LaTeX, where pdflatex stops), and the callout XML written for DOCX is ours alone.
+    """
+    stack: list[Any] = [nodes]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            t = node.get("t")
+            if t == "Str":
+                node["c"] = visible(node["c"])
+            elif t == "Code":
+                node["c"][1] = visible(node["c"][1])
+            elif "c" in node:
+                stack.append(node["c"])
+    return nodes
 
 
 def attr(

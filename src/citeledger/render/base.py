@@ -208,6 +208,9 @@ class Renderer:
         from citeledger.audit import audit_blocks
 
         blocks = audit_blocks(rows, evidence_dir_href=evidence_href if self.links else None)
+        ast.inert(blocks)
+        if not self.links:  # typst refuses a link to a label that does not exist
+            _unlink_internal(blocks)
         return ast.div(ast.attr("", [AUDIT_CLASS]), blocks)
 
     # document -----------------------------------------------------------------
@@ -240,6 +243,26 @@ class Renderer:
             existing["c"].append(entry)
         else:
             meta["header-includes"] = {"t": "MetaList", "c": [existing, entry]}
+
+
+def _unlink_internal(node: Any) -> None:
+    """Each ``#id`` link in ``node`` becomes a Span of its words, in place.
+
+    A family without internal links (``links`` False) has no claim anchors for the audit's
+    "back to the claim" links to reach: typst stops on them (``label <…> does not exist``), and
+    elsewhere they lead nowhere. The number and words stay; only the dead link goes.
+    """
+    stack: list[Any] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list):
+            stack.extend(current)
+        elif isinstance(current, dict):
+            c: Any = current.get("c")
+            if current.get("t") == "Link" and str(c[2][0]).startswith("#"):
+                current["t"], current["c"] = "Span", [c[0], c[1]]
+            if c is not None:
+                stack.append(current["c"])
 
 
 def _mentions(node: Any, marker: str) -> bool:

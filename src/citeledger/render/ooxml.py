@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from citeledger.inert import visible
+
 Node = dict[str, Any]
 
 INDENT = 720  # twips per list level, as pandoc's DOCX writer indents list text
@@ -94,7 +96,9 @@ def _runs(inlines: list[Node], marks: tuple[str, ...]) -> str:
             out.append(_runs(c[1], marks))
         elif t == "Link" and str(c[2][0]).startswith("#"):
             inner = _runs(c[1], (*marks, '<w:rStyle w:val="Hyperlink"/>'))
-            out.append(f"<w:hyperlink w:anchor={quoteattr(c[2][0][1:])}>{inner}</w:hyperlink>")
+            out.append(
+                f"<w:hyperlink w:anchor={quoteattr(visible(c[2][0][1:]))}>{inner}</w:hyperlink>"
+            )
         else:  # an external link needs a relationship only pandoc can make, and so on
             raise Unsupported(t)
     return "".join(out)
@@ -116,4 +120,4 @@ _ORDER = ("w:rStyle", "w:b", "w:i", "w:vertAlign")
 
 
 def _run(text: str, marks: tuple[str, ...]) -> str:
-    return f'<w:r>{_props(marks)}<w:t xml:space="preserve">{escape(text)}</w:t></w:r>'
+    return f'<w:r>{_props(marks)}<w:t xml:space="preserve">{escape(visible(text))}</w:t></w:r>'

@@ -102,7 +102,15 @@ def citation_line(item: Item, link_to: str | None) -> list[Node]:
 
 
 def callout_blocks(item: Item, *, link_back: bool, shout: bool = False) -> list[Node]:
-    """The callout's content: title first, in bold (in capitals too where bold cannot show)."""
+    """The callout's content: title first, in bold (in capitals too where bold cannot show).
+
+    Every word is ``inert``: a quote, a nearest passage or a reason from outside may carry
+    control characters and bidi overrides, written out here for every format at once.
+    """
+    return ast.inert(_callout_blocks(item, link_back=link_back, shout=shout))
+
+
+def _callout_blocks(item: Item, *, link_back: bool, shout: bool) -> list[Node]:
     j = item.judgement
     title = j.state.title.upper() if shout else j.state.title
     blocks = [

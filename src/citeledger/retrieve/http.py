@@ -238,6 +238,17 @@ def transport_error(
     raise exc
 
 
+CREDENTIALS_REFUSED = (
+    "carries a user name or password: refused, nothing was sent to it (citeledger never sends "
+    "credentials, and never stores them in a receipt or the evidence)"
+)
+
+
+def public_url(url: httpx.URL) -> httpx.URL:
+    """``url`` without its user-info: what may be shown, stored or linked."""
+    return url.copy_with(username=None, password=None) if url.userinfo else url
+
+
 def _next_url(current: httpx.URL, location: str) -> httpx.URL:
     nxt = current.join(location.strip())
     return nxt.copy_with(fragment=None)
@@ -289,6 +300,10 @@ async def get(
     except httpx.InvalidURL as exc:
         err = RetrievalError(f"not a retrievable URL: {exc}", kind="bad-identifier")
         return Failed(err, url, url, None, (), 0, 0.0, utc_now())
+    if current.userinfo:  # httpx would send it as an Authorization header
+        shown = str(public_url(current))
+        err = RetrievalError(f"the URL {CREDENTIALS_REFUSED}", kind="bad-identifier")
+        return Failed(err, shown, shown, None, (), 0, 0.0, utc_now())
     seen = {(str(current), "")}
     status: int | None = None
     async with courtesy.total:
@@ -316,7 +331,13 @@ async def get(
                 redirects.append(str(current))
                 jar = "; ".join(f"{c.name}={c.value}" for c in cookies.jar)
                 key = (str(nxt), jar)
-                if problem is None and nxt.scheme not in ("http", "https"):
+                if problem is None and nxt.userinfo:
+                    nxt = public_url(nxt)
+                    problem = RetrievalError(
+                        f"redirect from {current} to a URL that {CREDENTIALS_REFUSED}",
+                        kind="redirect",
+                    )
+                elif problem is None and nxt.scheme not in ("http", "https"):
                     problem = RetrievalError(
                         f"redirect to an unsupported scheme ({nxt.scheme}:) from {current}",
                         kind="redirect",
