@@ -26,8 +26,9 @@ from helpers import PANDOC, run_main
 
 from citeledger.citations import find_citations
 from citeledger.filter import LedgerJudges
+from conftest import CORPUS
 
-DOCUMENTS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "documents"
+DOCUMENTS = CORPUS / "documents"
 MANIFEST = DOCUMENTS / "manifest.json"
 ENTRIES = json.loads(MANIFEST.read_text())["documents"] if MANIFEST.is_file() else []
 _CHUNK = re.compile(r"^(\s*)```\{([A-Za-z]\w*)[^}]*\}", re.MULTILINE)
@@ -42,7 +43,10 @@ sources:
     url: https://example.org/item2
 """
 
-pytestmark = pytest.mark.skipif(not ENTRIES, reason="../shared/corpus is not beside the repository")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not ENTRIES, reason="../shared/corpus is not beside the repository"),
+]
 
 
 def quarto_chunks(text: str) -> str:

@@ -3,18 +3,15 @@ else — so receipt offsets mean the same thing every time the same bytes are re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from citeledger.errors import ExtractError
 from citeledger.extract import extract, extract_file
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "text"
+from conftest import corpus_file
 
 
 def test_gutenberg_with_bom_and_crlf() -> None:
-    path = CORPUS / "project_gutenberg_pride_and_prejudice.txt"
+    path = corpus_file("text", "project_gutenberg_pride_and_prejudice.txt")
     body = path.read_bytes()
     assert body.startswith(b"\xef\xbb\xbf") and b"\r\n" in body  # the fixture is what we test
     ex = extract_file(path)
@@ -32,13 +29,13 @@ def test_gutenberg_with_bom_and_crlf() -> None:
 
 
 def test_frankenstein_dash_survives_decoding() -> None:
-    ex = extract_file(CORPUS / "project_gutenberg_frankenstein.txt")
+    ex = extract_file(corpus_file("text", "project_gutenberg_frankenstein.txt"))
     assert ex.text.startswith("Letter 1\n\n_To Mrs. Saville, England._")
     assert "St. Petersburgh, Dec. 11th, 17—." in ex.text
 
 
 def test_rfc_keeps_form_feeds_and_layout() -> None:
-    body = (CORPUS / "rfc3986.txt").read_bytes()
+    body = corpus_file("text", "rfc3986.txt").read_bytes()
     ex = extract(body, "text/plain")
     assert ex.text == body.decode("utf-8")  # LF-only ASCII: unchanged, form feeds kept
     assert ex.text.count("\f") == 61

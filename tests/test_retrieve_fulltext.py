@@ -11,12 +11,10 @@ keeps the landing page and says why.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx
 import pytest
 
-import netserver as ns
 from citeledger.model import Identifier
 from citeledger.retrieve import (
     CSL_JSON,
@@ -29,13 +27,11 @@ from citeledger.retrieve import (
     plan,
 )
 from citeledger.retrieve.fetch import NO_LINK
+from conftest import CORPUS
 from netserver import NetServer, Reply, Seen, StandInBackend, StubResolver
 
-# the shared fixtures of tests/netserver.py, used by name
-loopback_only, netserver = ns.loopback_only, ns.netserver
 pytestmark = pytest.mark.usefixtures("loopback_only")
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PAPER = CORPUS / "pdf" / "bunescu-acl07.pdf"
 PUBLIC = "93.184.216.34"  # a globally routable address; only ever handed to StandInBackend
 DOI = "10.5555/acl07.1"
