@@ -468,3 +468,29 @@ def test_links_in_the_body_of_the_page_are_not_the_works_full_text() -> None:
         b'<meta name="citation_pdf_url" content="/someone-elses.pdf"></body></html>'
     )
     assert find_link(body, PAGE) is None
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (  # commented out: the publisher took it away
+            '<!-- <meta name="citation_pdf_url" content="/old.pdf"> -->'
+            '<meta name="citation_pdf_url" content="/new.pdf">',
+            "https://pub.example/new.pdf",
+        ),
+        (  # a string inside a script is not a tag of the page
+            '<script>var t = \'<meta name="citation_pdf_url" content="/js.pdf">\';</script>'
+            '<meta name="citation_pdf_url" content="/real.pdf">',
+            "https://pub.example/real.pdf",
+        ),
+        (  # a '>' inside a quoted attribute does not end the tag
+            '<meta data-note="a > b" name="citation_pdf_url" content="/quoted.pdf">',
+            "https://pub.example/quoted.pdf",
+        ),
+        ('<!-- <meta name="citation_pdf_url" content="/old.pdf"> -->', None),
+    ],
+)
+def test_the_landing_page_is_read_as_a_browser_reads_it(head: str, expected: str | None) -> None:
+    body = f"<html><head>{head}</head><body>x</body></html>".encode()
+    found = find_link(body, PAGE)
+    assert (found.url if found else None) == expected
