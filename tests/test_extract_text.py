@@ -7,6 +7,7 @@ import pytest
 
 from citeledger.errors import ExtractError
 from citeledger.extract import extract, extract_file
+from citeledger.extract_text import normalize_charset
 from conftest import corpus_file
 
 
@@ -77,3 +78,39 @@ def test_binary_and_empty_bodies_are_refused() -> None:
         extract(b"abc\x00\x01\x02def", "text/plain")
     with pytest.raises(ExtractError, match="empty"):
         extract(b"  \r\n\t ", "text/plain")
+
+
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [  # the WHATWG Encoding standard's table, as browsers read a declared charset
+        ("cp819", "cp1252"),
+        ("csisolatin1", "cp1252"),
+        ("ISO-8859-1", "cp1252"),
+        ("us-ascii", "cp1252"),
+        ("x-cp1252", "cp1252"),
+        ("iso-8859-9", "cp1254"),
+        ("euc-kr", "cp949"),
+        ("ks_c_5601-1987", "cp949"),
+        ("shift_jis", "cp932"),
+        ("x-sjis", "cp932"),
+        ("gb2312", "gb18030"),
+        ("big5", "big5hkscs"),
+        ("unicode-1-1-utf-8", "utf-8"),
+        (" UTF8 ", "utf-8"),
+        ("utf-16", "utf-16-le"),
+        ("tis-620", "cp874"),
+        ("koi8-r", "koi8-r"),
+        ("replacement", None),  # names no text
+        ("x-user-defined", None),
+        ("base64", None),  # a Python codec, not a charset of the web
+        ("rot13", None),
+        ("utf-7", None),
+    ],
+)
+def test_charset_labels_mean_what_they_mean_to_a_browser(label: str, codec: str | None) -> None:
+    assert normalize_charset(label) == codec
+
+
+def test_a_euc_kr_page_decodes_the_windows_949_extension() -> None:
+    body = "똠방각하".encode("cp949")  # 똠 exists only in the web's EUC-KR (Windows-949)
+    assert extract(body, "text/plain; charset=euc-kr").text == "똠방각하"
