@@ -25,7 +25,6 @@ import os
 import re
 import stat
 import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, fields
@@ -1140,11 +1139,20 @@ def _transaction(path: str | os.PathLike[str], create: bool, timeout: float) -> 
 
 @contextmanager
 def _exclusive_lock(lock: Path, timeout: float, name: str) -> Iterator[None]:
-    import fcntl  # POSIX only; imported here so that reading works everywhere
+    """The ledger's write lock (``filelock``: flock on POSIX, LockFileEx on Windows)."""
+    from filelock import FileLock, Timeout  # imported here: reading never needs it
 
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        held = FileLock(lock, timeout=timeout, mode=0o666)
+        held.acquire(poll_interval=0.02)
+    except Timeout:
+        raise LedgerError(
+            f"another citeledger command is still writing this ledger "
+            f"(waited {timeout:g} s for {lock})",
+            file=name,
+            fix="wait for it to finish, then run the command again",
+        ) from None
     except OSError as e:
         raise LedgerError(
             f"cannot create the lock file {lock}: {e.strerror or e}",
@@ -1152,23 +1160,9 @@ def _exclusive_lock(lock: Path, timeout: float, name: str) -> Iterator[None]:
             fix="check that the ledger's folder can be written",
         ) from None
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LedgerError(
-                        f"another citeledger command is still writing this ledger "
-                        f"(waited {timeout:g} s for {lock})",
-                        file=name,
-                        fix="wait for it to finish, then run the command again",
-                    ) from None
-                time.sleep(0.02)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        held.release()
 
 
 def _remove_orphan_temps(real: Path) -> None:
