@@ -32,6 +32,7 @@ from urllib.parse import quote as _quote
 
 from citeledger.evidence import EvidenceReader
 from citeledger.model import Identifier, Judgement, State, Withdrawal
+from citeledger.names import audit_row_id, claim_id
 from citeledger.report import anchor_for
 
 Node = dict[str, Any]
@@ -50,23 +51,7 @@ _WIDTHS = (0.22, 0.2, 0.16, 0.28, 0.14)  # fixed widths: LaTeX/DOCX wrap cells i
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-# --- the ids contract -----------------------------------------------------------------------------
-
-
-def claim_id(n: int) -> str:
-    return f"citeledger-claim-{n}"
-
-
-def flag_id(n: int) -> str:
-    return f"citeledger-cite-{n}"
-
-
-def breakdown_id(n: int) -> str:
-    return f"citeledger-breakdown-{n}"
-
-
-def audit_row_id(n: int) -> str:
-    return f"citeledger-audit-{n}"
+# --- the ids contract (defined in citeledger.names) ------------------------------------------
 
 
 def flag_link_target(n: int) -> str:

@@ -50,11 +50,30 @@ from typing import Any, NamedTuple
 from citeledger.locators import Locator as Locator
 from citeledger.locators import parse_locator as parse_locator
 from citeledger.model import CitationRef
+from citeledger.names import ALERT_MARK as ALERT_MARK
+from citeledger.names import ATTRIBUTE_PREFIX as ATTRIBUTE_PREFIX
+from citeledger.names import AUDIT_CLASS as AUDIT_CLASS
+from citeledger.names import BREAKDOWN_CLASS as BREAKDOWN_CLASS
+from citeledger.names import CHECKED_CLASS as CHECKED_CLASS
+from citeledger.names import CLAIM_ANCHOR_CLASS as CLAIM_ANCHOR_CLASS
+from citeledger.names import CLAIM_ANCHOR_PREFIX as CLAIM_ANCHOR_PREFIX
+from citeledger.names import CLAIM_CLASS as CLAIM_CLASS
+from citeledger.names import EVIDENCE_CLASS as EVIDENCE_CLASS
+from citeledger.names import FILTER_MADE, breakdown_id, flag_id, is_tool_output
+from citeledger.names import FLAG_CLASS as FLAG_CLASS
+
+# the names the filter adds and reads are defined in names; imported from here too
+from citeledger.names import PROCESSED_CLASS as PROCESSED_CLASS
+from citeledger.names import SELECTORS_ATTRIBUTE as SELECTORS_ATTRIBUTE
+from citeledger.names import SOURCE_CLASS as SOURCE_CLASS
+from citeledger.names import STATES_ATTRIBUTE as STATES_ATTRIBUTE
+from citeledger.names import UNVERIFIED_CLASS as UNVERIFIED_CLASS
+from citeledger.names import UNVERIFIED_LABEL_CLASS as UNVERIFIED_LABEL_CLASS
+from citeledger.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_MARKED_CLASS
 from citeledger.sentences import (
     Flat,
     claim_text,
     flatten,
-    is_tool_output,
     raw_text,
     span_at,
     split,
@@ -75,34 +94,6 @@ CROSSREF_PREFIXES = (
     *(f"{kind}-" for kind in _THEOREM_KINDS + _CALLOUT_KINDS),
 )
 METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
-
-# What the filter adds (render.base uses these names); a later walk must see through them.
-PROCESSED_CLASS = "citeledger-cite"  # the Span the filter wraps around a Cite it has handled
-CHECKED_CLASS = "citeledger-checked"  # on that Span, when every item is checked
-STATES_ATTRIBUTE = "data-citeledger-states"  # on that Span: each item's state, in order
-SELECTORS_ATTRIBUTE = "data-citeledger-selectors"  # on that Span: "0=q1 2=intro" (item=quote id)
-FLAG_CLASS = "citeledger-flag"
-EVIDENCE_CLASS = "citeledger-evidence"
-SOURCE_CLASS = "citeledger-source"
-CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
-CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
-BREAKDOWN_CLASS = "citeledger-breakdown"
-AUDIT_CLASS = "citeledger-audit"
-UNVERIFIED_LABEL_CLASS = "citeledger-unverified-label"
-ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (render.markdown)
-# inline additions whose words are the filter's, never the writer's claim
-_FILTER_WORDS = frozenset(
-    {FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS, UNVERIFIED_LABEL_CLASS}
-)
-# anything whose presence means the filter ran on this document before
-_FILTER_MADE = frozenset(
-    {PROCESSED_CLASS, FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS}
-    | {BREAKDOWN_CLASS, AUDIT_CLASS}
-)
-CLAIM_CLASS = "claim"  # the writer's explicit claim Span: ``[words]{.claim}``
-UNVERIFIED_CLASS = "unverified"  # the writer's declared, unscored claim (Span or Div)
-UNVERIFIED_MARKED_CLASS = "citeledger-unverified"  # added by the filter: marked already
-ATTRIBUTE_PREFIX = "citeledger-"  # element attributes that override options (see options.py)
 
 _BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
 _INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math", "RawInline"})
@@ -237,11 +228,11 @@ class FoundCitation:
     @property
     def anchor(self) -> str:
         """The id of the inline flag (breakdowns); stable as long as the citation order is."""
-        return f"citeledger-cite-{self.ref.occurrence}"
+        return flag_id(self.ref.occurrence)
 
     @property
     def breakdown_anchor(self) -> str:
-        return f"citeledger-breakdown-{self.ref.occurrence}"
+        return breakdown_id(self.ref.occurrence)
 
     def attribute(self, name: str) -> str | None:
         for key, value in self.attributes:
@@ -495,7 +486,7 @@ class _Walker:
             self.previous = self.previous or is_alert(block)
             self.blocks(c, (*path, "c"), ctx.enter("block-quote"))
         elif t == "Div":
-            self.previous = self.previous or bool(_FILTER_MADE.intersection(c[0][1]))
+            self.previous = self.previous or bool(FILTER_MADE.intersection(c[0][1]))
             inner = self._with_attributes(ctx.enter("div"), c[0])
             if c[0][0] == "refs" or is_tool_output(c[0][1]):
                 inner = inner._replace(prose=False)  # the bibliography, the filter's callouts
@@ -597,7 +588,7 @@ class _Walker:
                 self.inlines(c[1], (*path, i, "c", 1), ctx, block)
             elif t == "Span":
                 classes = c[0][1]
-                if _FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
+                if FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
                     self.previous = True
                 # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
                 inner = self._unverified(el, self._with_attributes(ctx, c[0]))

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeledger.names import FILTER_WORDS, is_tool_output
+
 # abbreviations after which a full stop does not end a sentence (lower case, no final dot)
 _ABBREVIATION_WORDS = (
     "e.g i.e al cf vs viz fig figs eq eqs sec secs sect ch chap p pp vol vols no nos ed eds "
@@ -43,24 +45,6 @@ BREAK = "B"  # hard line break: ends a sentence
 NOTE = "N"  # footnote marker
 
 _WRAPPERS = ("Emph", "Strong", "Underline", "Strikeout", "Superscript", "Subscript", "SmallCaps")
-_FILTERS_WORDS_PREFIX = "citeledger-"
-# The filter's additions whose words are never the writer's claim (flags, links, anchors, labels)
-FILTER_WORDS = frozenset(
-    {
-        "citeledger-flag",
-        "citeledger-evidence",
-        "citeledger-source",
-        "citeledger-claim",
-        "citeledger-unverified-label",
-    }
-)
-# The filter's own additions; an unverified marker it decorated is still the writer's prose.
-_WRITERS_OWN = frozenset({"citeledger-unverified"})
-
-
-def is_tool_output(classes: Sequence[str]) -> bool:
-    """A Div or Span the filter made (its callouts, audit, flags): not the writer's prose."""
-    return any(c.startswith(_FILTERS_WORDS_PREFIX) and c not in _WRITERS_OWN for c in classes)
 
 
 @dataclass
