@@ -24,7 +24,6 @@ import gc
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, fields
@@ -34,6 +33,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from citeledger.atomic import atomic_write
 from citeledger.errors import LedgerError
 from citeledger.identifiers import IdentifierError, validate_identifier
 from citeledger.model import (
@@ -1189,23 +1189,11 @@ def _commit(txn: _Txn) -> Ledger:
     assert txn.new_text is not None
     validated = txn.new_ledger or _validated(txn, txn.new_text)
     data = (codecs.BOM_UTF8 if txn.bom else b"") + txn.new_text.encode("utf-8")
-    folder = txn.real.parent
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{txn.real.name}.", suffix=_TMP_SUFFIX)
-    except OSError as e:
-        raise LedgerError(
-            f"cannot write the ledger in {folder}: {e.strerror or e}",
-            file=txn.path,
-            fix="check that the folder exists and can be written",
-        ) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+
+    def unchanged_and_intact(tmp: Path) -> None:
         # What is on disk must be exactly the text that was validated: then the temp file is
         # the valid ledger the next build will read.
-        if Path(tmp).read_bytes() != data:
+        if tmp.read_bytes() != data:
             raise LedgerError(
                 "the new ledger did not reach the disk intact; nothing was written",
                 file=txn.path,
@@ -1217,21 +1205,29 @@ def _commit(txn: _Txn) -> Ledger:
                 file=txn.path,
                 fix="nothing was written; run the command again",
             )
-        os.chmod(tmp, _mode_for(txn.real))
-        os.replace(tmp, txn.real)
+
+    folder = txn.real.parent
+    if not folder.is_dir():
+        raise LedgerError(
+            f"cannot write the ledger in {folder}: the folder does not exist",
+            file=txn.path,
+            fix="check that the folder exists and can be written",
+        )
+    try:
+        atomic_write(
+            txn.real,
+            data,
+            mode=_mode_for(txn.real),
+            prefix=f".{txn.real.name}.",
+            suffix=_TMP_SUFFIX,
+            before_replace=unchanged_and_intact,
+        )
     except OSError as e:
-        with suppress(OSError):
-            os.unlink(tmp)
         raise LedgerError(
             f"cannot write the ledger: {e.strerror or e}",
             file=txn.path,
             fix="check the folder's permissions and free space; the ledger is unchanged",
         ) from None
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(folder)
     return validated
 
 
@@ -1242,15 +1238,6 @@ def _mode_for(real: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
-
-
-def _fsync_dir(folder: Path) -> None:
-    with suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # --- writing: edits and appends ------------------------------------------------------------
