@@ -281,13 +281,19 @@ def render_evidence_page(
     return "\n".join(out) + "\n"
 
 
-def _check_relative(href: str) -> None:
-    if (
-        not href
-        or _SCHEME.match(href)
+def is_relative_link(href: str) -> bool:
+    """A link that stays inside the built document's folders: no scheme, no ``//host``, no
+    backslash opening (browsers read ``/\\host`` as a host), no spaces or control characters.
+    The one rule for every link the audit and the evidence pages make between themselves."""
+    return not (
+        _SCHEME.match(href)
         or href.startswith(("//", "\\", "/\\"))
         or any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in href)
-    ):
+    )
+
+
+def _check_relative(href: str) -> None:
+    if not href or not is_relative_link(href):
         raise ValueError(
             f"back link {href!r} must be a relative link into the built document "
             "(no scheme, no //host, no spaces): the evidence page never links out"
