@@ -52,7 +52,6 @@ from citeledger.errors import CiteledgerError
 META_KEY = "citeledger"
 DEFAULT_LEDGER = "citeledger.yaml"
 NAMES = ("ledger", "strict", "audit", "audience", "evidence-pages", "references")
-ELEMENT_NAMES = ("strict",)
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})
 

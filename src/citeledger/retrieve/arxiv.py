@@ -55,7 +55,7 @@ class ArxivProvider(NetworkProvider):
 
     def parse_metadata(self, identifier: Identifier, fetched: Fetched) -> Mapping[str, Any]:
         aid = parse_arxiv(identifier.value)
-        return parse_atom(fetched.body, aid, fetched.url)
+        return parse_atom(fetched.body, aid)
 
 
 def _name(full: str) -> dict[str, str]:
@@ -65,7 +65,7 @@ def _name(full: str) -> dict[str, str]:
     return {"family": parts[-1], "given": " ".join(parts[:-1])}
 
 
-def parse_atom(body: bytes, aid: ArxivId, api: str) -> Mapping[str, Any]:
+def parse_atom(body: bytes, aid: ArxivId) -> Mapping[str, Any]:
     """The API's Atom entry as CSL-JSON (plus ``version``: the version the record describes)."""
     try:
         root = ET.fromstring(body)
