@@ -243,12 +243,6 @@ def verify_outcome(
 VERIFY = Mode("verify", verify_outcome, select_sources)
 
 
-def run_recheck(ledger_path: str, **kwargs: Any) -> int:
-    from citeledger.recheck import run_recheck as _run
-
-    return _run(ledger_path, **kwargs)
-
-
 def _request(make: Any, led: Ledger, same: Sequence[Source], conditional: bool) -> Any:
     """What is sent: the identifier and, on a recheck, the previous response's validators.
 
