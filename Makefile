@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: all demo test lint typecheck update-golden bench clean corpus
+.PHONY: all demo test test-fast lint typecheck update-golden bench clean corpus
 
 all: test
 
@@ -24,8 +24,16 @@ LINTED := src tests filters bench examples tools
 
 test: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy src/citeledger
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# the inner loop: everything but the corpus, browser, compile and concurrency tests
+test-fast: $(STAMP)
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/mypy src/citeledger
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)

@@ -280,9 +280,14 @@ def run_pypdf(body: bytes) -> list[str]:
 
 
 def run_pdfminer(body: bytes) -> list[str]:
-    from citeledger.extract_pdf import pdfminer_pages
+    """pdfminer.six with default layout analysis (measured here, never used in extraction)."""
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTTextContainer
 
-    return pdfminer_pages(body)
+    pages = []
+    for layout in extract_pages(io.BytesIO(body), laparams=LAParams()):
+        pages.append("".join(el.get_text() for el in layout if isinstance(el, LTTextContainer)))
+    return pages
 
 
 def run_pdfium(body: bytes) -> list[str]:

@@ -1,4 +1,10 @@
-"""Shared fixtures: the bundled pandoc, the shared corpus beside the repository."""
+"""Shared fixtures: the bundled pandoc, the shared corpus beside the repository, the network.
+
+The corpus path is computed here once (``CORPUS``); a test that needs a corpus file asks
+``corpus_file`` for it, which skips (never fails) when the corpus is not beside the checkout.
+The loopback server and the network guard (``tests/netserver.py``) are registered for every
+test file by importing them here.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,21 @@ from pathlib import Path
 
 import pytest
 
+from netserver import loopback_only, netserver, tls_netserver
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
+DOCUMENTS = CORPUS / "documents"
+
+__all__ = ["CORPUS", "DOCUMENTS", "corpus_file", "loopback_only", "netserver", "tls_netserver"]
+
+
+def corpus_file(*parts: str) -> Path:
+    """A file of the shared corpus; the calling test is skipped when it is not there."""
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"../shared/corpus/{'/'.join(parts)} is not beside the repository")
+    return path
 
 
 @pytest.fixture(scope="session")

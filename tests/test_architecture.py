@@ -102,3 +102,20 @@ def test_nothing_imports_the_cli_and_the_offline_modules_never_import_retrieve()
                     assert not mod.startswith(("httpx", "citeledger.retrieve")), (
                         f"{path.name} imports {mod}"
                     )
+
+
+def _imported(path: Path) -> set[str]:
+    """Every citeledger module ``path`` imports, at module level or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_verify_does_not_import_recheck() -> None:
+    # recheck is verify run again with other rules: it builds on verify, never the other way
+    assert "citeledger.recheck" not in _imported(SRC / "verify.py")
+    assert "citeledger.verify" in _imported(SRC / "recheck.py")

@@ -215,7 +215,18 @@ def test_no_evidence_folder_means_no_evidence_links(pandoc_path: str) -> None:
     assert "no evidence page" not in tree.body.text()
 
 
-@pytest.mark.parametrize("href", ["https://cdn.example/ev", "javascript:alert(1)", "//host/ev"])
+@pytest.mark.parametrize(
+    "href",
+    [
+        "https://cdn.example/ev",
+        "javascript:alert(1)",
+        "//host/ev",
+        # the evidence pages' own rule, now the audit's too (it let these through)
+        "/\\host/ev",
+        "\\\\host\\ev",
+        "ev\x01pages",
+    ],
+)
 def test_evidence_folder_must_be_a_path(href: str) -> None:
     with pytest.raises(ValueError, match="evidence_dir_href"):
         audit_blocks(ROWS, evidence_dir_href=href)

@@ -28,6 +28,7 @@ from browser_util import (
 )
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.browser,
     pytest.mark.skipif(
         not chromium_available() and not os.environ.get("CI"),

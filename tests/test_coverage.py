@@ -15,8 +15,9 @@ import pypandoc
 import pytest
 
 from citeledger.coverage import Coverage, compute_coverage, is_crossref, prose_sentences
+from conftest import CORPUS as SHARED_CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "documents"
+CORPUS = SHARED_CORPUS / "documents"
 
 
 @cache

@@ -9,9 +9,8 @@ import pytest
 
 from citeledger.errors import ExtractError
 from citeledger.extract import detect_kind, extract, extract_file
+from conftest import corpus_file
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-PDF = (CORPUS / "pdf" / "dmca.pdf").read_bytes() if (CORPUS / "pdf").is_dir() else b""
 HTML = b"<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello page</p></body></html>"
 
 
@@ -62,7 +61,8 @@ def test_no_text_of_the_work_is_refused(body: bytes, content_type: str | None, m
 def test_extract_routes_to_each_extractor() -> None:
     assert extract(HTML, "text/html").kind == "html"
     assert extract(b"hello", "text/plain").kind == "text"
-    assert extract(PDF, "application/octet-stream").extractor == "citeledger-pdf/pypdfium2"
+    pdf = corpus_file("pdf", "dmca.pdf").read_bytes()
+    assert extract(pdf, "application/octet-stream").extractor == "citeledger-pdf/pypdfium2"
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_extract_routes_to_each_extractor() -> None:
     [("html/v8-blog.html", "html"), ("pdf/seung08.pdf", "pdf"), ("text/rfc2616.txt", "text")],
 )
 def test_extract_file_infers_the_type(relative: str, kind: str) -> None:
-    ex = extract_file(CORPUS / relative)
+    ex = extract_file(corpus_file(relative))
     assert ex.kind == kind and ex.text.strip()
 
 

@@ -12,8 +12,9 @@ from selectolax.lexbor import LexborHTMLParser
 from citeledger.errors import ExtractError
 from citeledger.extract import extract, no_work_reason
 from citeledger.extract_html import HtmlExtracted, extract_html
+from conftest import CORPUS as SHARED_CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "html"
+CORPUS = SHARED_CORPUS / "html"
 PAGES = sorted(CORPUS.glob("*.html"))
 
 

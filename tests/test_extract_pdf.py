@@ -11,8 +11,9 @@ import pytest
 from citeledger import extract_pdf as xp
 from citeledger.errors import ExtractError
 from citeledger.extract import extract, extract_file
+from conftest import CORPUS as SHARED_CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "pdf"
+CORPUS = SHARED_CORPUS / "pdf"
 PDFS = sorted(CORPUS.glob("*.pdf"))
 
 

@@ -3,18 +3,16 @@ else — so receipt offsets mean the same thing every time the same bytes are re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from citeledger.errors import ExtractError
 from citeledger.extract import extract, extract_file
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "text"
+from citeledger.extract_text import normalize_charset
+from conftest import corpus_file
 
 
 def test_gutenberg_with_bom_and_crlf() -> None:
-    path = CORPUS / "project_gutenberg_pride_and_prejudice.txt"
+    path = corpus_file("text", "project_gutenberg_pride_and_prejudice.txt")
     body = path.read_bytes()
     assert body.startswith(b"\xef\xbb\xbf") and b"\r\n" in body  # the fixture is what we test
     ex = extract_file(path)
@@ -32,13 +30,13 @@ def test_gutenberg_with_bom_and_crlf() -> None:
 
 
 def test_frankenstein_dash_survives_decoding() -> None:
-    ex = extract_file(CORPUS / "project_gutenberg_frankenstein.txt")
+    ex = extract_file(corpus_file("text", "project_gutenberg_frankenstein.txt"))
     assert ex.text.startswith("Letter 1\n\n_To Mrs. Saville, England._")
     assert "St. Petersburgh, Dec. 11th, 17—." in ex.text
 
 
 def test_rfc_keeps_form_feeds_and_layout() -> None:
-    body = (CORPUS / "rfc3986.txt").read_bytes()
+    body = corpus_file("text", "rfc3986.txt").read_bytes()
     ex = extract(body, "text/plain")
     assert ex.text == body.decode("utf-8")  # LF-only ASCII: unchanged, form feeds kept
     assert ex.text.count("\f") == 61
@@ -80,3 +78,39 @@ def test_binary_and_empty_bodies_are_refused() -> None:
         extract(b"abc\x00\x01\x02def", "text/plain")
     with pytest.raises(ExtractError, match="empty"):
         extract(b"  \r\n\t ", "text/plain")
+
+
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [  # the WHATWG Encoding standard's table, as browsers read a declared charset
+        ("cp819", "cp1252"),
+        ("csisolatin1", "cp1252"),
+        ("ISO-8859-1", "cp1252"),
+        ("us-ascii", "cp1252"),
+        ("x-cp1252", "cp1252"),
+        ("iso-8859-9", "cp1254"),
+        ("euc-kr", "cp949"),
+        ("ks_c_5601-1987", "cp949"),
+        ("shift_jis", "cp932"),
+        ("x-sjis", "cp932"),
+        ("gb2312", "gb18030"),
+        ("big5", "big5hkscs"),
+        ("unicode-1-1-utf-8", "utf-8"),
+        (" UTF8 ", "utf-8"),
+        ("utf-16", "utf-16-le"),
+        ("tis-620", "cp874"),
+        ("koi8-r", "koi8-r"),
+        ("replacement", None),  # names no text
+        ("x-user-defined", None),
+        ("base64", None),  # a Python codec, not a charset of the web
+        ("rot13", None),
+        ("utf-7", None),
+    ],
+)
+def test_charset_labels_mean_what_they_mean_to_a_browser(label: str, codec: str | None) -> None:
+    assert normalize_charset(label) == codec
+
+
+def test_a_euc_kr_page_decodes_the_windows_949_extension() -> None:
+    body = "똠방각하".encode("cp949")  # 똠 exists only in the web's EUC-KR (Windows-949)
+    assert extract(body, "text/plain; charset=euc-kr").text == "똠방각하"

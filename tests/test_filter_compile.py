@@ -20,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from helpers import PANDOC, venv_env
 
+pytestmark = pytest.mark.slow  # compiles LaTeX, typst and DOCX: minutes, not seconds
+
 GOLDEN = Path(__file__).parent / "golden"
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="

@@ -20,6 +20,7 @@ from fixture_judge import FixtureJudge
 from helpers import PANDOC, pandoc_bytes, run_main, venv_env, walk, with_class
 
 from citeledger.citations import find_citations, plain_text
+from conftest import CORPUS as SHARED_CORPUS
 
 DOC = """\
 ---
@@ -34,7 +35,7 @@ abstract: |
 
 The body claim [@st-unchecked].
 """
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "documents"
+CORPUS = SHARED_CORPUS / "documents"
 JSS = CORPUS / "quarto" / "quarto-journals-jss" / "template.qmd"
 
 

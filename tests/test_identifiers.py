@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citeledger.errors import LedgerError
 from citeledger.identifiers import (
     IdentifierError,
     arxiv_version,
@@ -15,6 +19,9 @@ from citeledger.identifiers import (
     validate_isbn,
     validate_url,
 )
+from citeledger.ledger import load_ledger
+from citeledger.model import Identifier
+from citeledger.retrieve import plan
 
 # --- DOI -----------------------------------------------------------------------------------
 
@@ -262,3 +269,57 @@ def test_validate_identifier_dispatches_and_leaves_files_to_the_ledger() -> None
 def test_non_text_is_refused() -> None:
     with pytest.raises(IdentifierError, match="must be text"):
         validate_doi(10.1234)  # type: ignore[arg-type]
+
+
+# --- one grammar: the ledger and the providers agree ---------------------------------------
+
+# Each of these was accepted by one side and refused by the other before the providers parsed
+# through ``identifiers``; the list also holds forms both always agreed on, so it can fail both
+# ways.
+AGREEMENT_CASES = [
+    ("arxiv", "hep-th/0801001"),  # old form after 0703: never issued
+    ("arxiv", "0703.1234"),  # new form before 0704: never issued
+    ("arxiv", "arXiv:2101.00001"),  # a prefix
+    ("arxiv", "solv-int/9901001v2"),
+    ("arxiv", "math.GT/0309136"),
+    ("arxiv", "1412.6980v9"),
+    ("arxiv", "1501.0001"),  # 4 digits after 1412
+    ("isbn", "123-4-567-89012-8"),  # 13 digits, right check digit, not 978/979
+    ("isbn", "ISBN 978-0-306-40615-7"),  # a prefix
+    ("isbn", "isbn:0-306-40615-2"),
+    ("isbn", "978 0 306 40615 7"),
+    ("isbn", "0-8044-2957-x"),
+    ("doi", "doi:10.1000/182"),
+    ("doi", "10.1000/182"),
+    ("doi", "10.123/abc"),  # a 3-digit registrant
+    ("doi", "https://doi.org/10.1000/182"),
+]
+
+
+def _ledger_accepts(tmp_path: Path, kind: str, value: str) -> bool:
+    path = tmp_path / "citeledger.yaml"
+    path.write_text(f"sources:\n  k:\n    {kind}: {json.dumps(value)}\n", encoding="utf-8")
+    try:
+        load_ledger(path)
+    except LedgerError:
+        return False
+    return True
+
+
+def _provider_accepts(kind: str, value: str) -> bool:
+    p = plan([Identifier(kind, value)])
+    return bool(p.calls) and not p.invalid
+
+
+@pytest.mark.parametrize(("kind", "value"), AGREEMENT_CASES)
+def test_the_ledger_refuses_exactly_what_a_provider_refuses(
+    tmp_path: Path, kind: str, value: str
+) -> None:
+    assert _ledger_accepts(tmp_path, kind, value) == _provider_accepts(kind, value)
+
+
+def test_the_agreement_cases_hold_both_answers() -> None:
+    # the list tests agreement, not one answer: it holds accepted and refused forms of each kind
+    for kind in ("arxiv", "isbn", "doi"):
+        answers = {_provider_accepts(k, v) for k, v in AGREEMENT_CASES if k == kind}
+        assert answers == {True, False}, kind

@@ -15,6 +15,8 @@ import pytest
 
 from citeledger.ledger import append_receipt, load_ledger
 
+pytestmark = pytest.mark.slow  # real processes racing, killed mid-write
+
 LEDGER = """\
 # shared by several writers
 sources:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,17 +16,19 @@ import pytest
 from citeledger.locate import locate
 from citeledger.locate_cmd import extract_path, run_batch, score_cases
 from citeledger.normalize import normalize_for_match
+from conftest import CORPUS, REPO
 
-REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "tests" / "data" / "locate_cases.jsonl"
 EDGE = ".,;:!?'\"() "
+
+pytestmark = pytest.mark.slow  # the whole labelled set over the corpus texts
 
 
 @pytest.fixture(scope="module")
 def batch(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    if not (REPO.parent / "shared" / "corpus").is_dir():
+    if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not beside the repository")
     cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line]
     present = [c for c in cases if (REPO / c["source"]).is_file()]

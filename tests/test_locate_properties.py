@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import random
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -19,14 +18,17 @@ from hypothesis import strategies as st
 from citeledger.locate import locate_prepared, prepare
 from citeledger.locate_cmd import extract_path
 from citeledger.normalize import Prepared, normalize_for_match
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 SOURCES = ("text/project_gutenberg_frankenstein.txt", "text/rfc2616.txt")
 EDGE = ".,;:!?'\" "
 
-pytestmark = pytest.mark.skipif(
-    not all((CORPUS / s).is_file() for s in SOURCES), reason="../shared/corpus is not present"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not all((CORPUS / s).is_file() for s in SOURCES), reason="../shared/corpus is not present"
+    ),
+]
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _WORD = re.compile(r"^[a-z]{5,}$")

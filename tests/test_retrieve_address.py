@@ -14,15 +14,12 @@ import httpcore
 import httpx
 import pytest
 
-import netserver as ns
 from citeledger.errors import RefusedAddress
 from citeledger.model import Identifier
 from citeledger.retrieve import RetrieveConfig, address_class, fetch_all_sync, plan
 from citeledger.retrieve.address import GuardedBackend, refusal
 from netserver import NetServer, StandInBackend, StubResolver
 
-# the shared fixtures of tests/netserver.py, used by name
-loopback_only, netserver, tls_netserver = ns.loopback_only, ns.netserver, ns.tls_netserver
 pytestmark = pytest.mark.usefixtures("loopback_only")
 
 PUBLIC = "93.184.216.34"  # a globally routable address; only ever handed to StandInBackend

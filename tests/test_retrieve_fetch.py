@@ -15,7 +15,6 @@ import threading
 import httpx
 import pytest
 
-import netserver as ns
 from citeledger.errors import CiteledgerError
 from citeledger.model import Identifier, Quote, Source
 from citeledger.retrieve import (
@@ -30,8 +29,6 @@ from citeledger.retrieve import (
 )
 from netserver import NetServer, Reply, Seen, StubResolver
 
-# the shared fixtures of tests/netserver.py, used by name
-loopback_only, netserver, tls_netserver = ns.loopback_only, ns.netserver, ns.tls_netserver
 pytestmark = pytest.mark.usefixtures("loopback_only")
 
 

@@ -11,12 +11,10 @@ keeps the landing page and says why.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx
 import pytest
 
-import netserver as ns
 from citeledger.model import Identifier
 from citeledger.retrieve import (
     CSL_JSON,
@@ -29,13 +27,11 @@ from citeledger.retrieve import (
     plan,
 )
 from citeledger.retrieve.fetch import NO_LINK
+from conftest import CORPUS
 from netserver import NetServer, Reply, Seen, StandInBackend, StubResolver
 
-# the shared fixtures of tests/netserver.py, used by name
-loopback_only, netserver = ns.loopback_only, ns.netserver
 pytestmark = pytest.mark.usefixtures("loopback_only")
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PAPER = CORPUS / "pdf" / "bunescu-acl07.pdf"
 PUBLIC = "93.184.216.34"  # a globally routable address; only ever handed to StandInBackend
 DOI = "10.5555/acl07.1"
@@ -472,3 +468,29 @@ def test_links_in_the_body_of_the_page_are_not_the_works_full_text() -> None:
         b'<meta name="citation_pdf_url" content="/someone-elses.pdf"></body></html>'
     )
     assert find_link(body, PAGE) is None
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (  # commented out: the publisher took it away
+            '<!-- <meta name="citation_pdf_url" content="/old.pdf"> -->'
+            '<meta name="citation_pdf_url" content="/new.pdf">',
+            "https://pub.example/new.pdf",
+        ),
+        (  # a string inside a script is not a tag of the page
+            '<script>var t = \'<meta name="citation_pdf_url" content="/js.pdf">\';</script>'
+            '<meta name="citation_pdf_url" content="/real.pdf">',
+            "https://pub.example/real.pdf",
+        ),
+        (  # a '>' inside a quoted attribute does not end the tag
+            '<meta data-note="a > b" name="citation_pdf_url" content="/quoted.pdf">',
+            "https://pub.example/quoted.pdf",
+        ),
+        ('<!-- <meta name="citation_pdf_url" content="/old.pdf"> -->', None),
+    ],
+)
+def test_the_landing_page_is_read_as_a_browser_reads_it(head: str, expected: str | None) -> None:
+    body = f"<html><head>{head}</head><body>x</body></html>".encode()
+    found = find_link(body, PAGE)
+    assert (found.url if found else None) == expected

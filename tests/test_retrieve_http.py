@@ -12,13 +12,10 @@ import socket
 import httpx
 import pytest
 
-import netserver as ns
 from citeledger.model import Identifier
 from citeledger.retrieve import FetchOutcome, FetchRequest, RetrieveConfig, fetch_all_sync
 from netserver import NetServer, Reply, StubResolver, unaccepting_port
 
-# the shared fixtures of tests/netserver.py, used by name
-loopback_only, netserver, tls_netserver = ns.loopback_only, ns.netserver, ns.tls_netserver
 pytestmark = pytest.mark.usefixtures("loopback_only")
 
 

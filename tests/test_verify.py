@@ -21,8 +21,8 @@ from citeledger.cli import main
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
+from conftest import CORPUS
 
-netserver = ns.netserver
 REPO = Path(__file__).resolve().parent.parent
 MANUAL = (REPO / "examples/standing-case/publisher/claims-manual.html").read_bytes()
 QUOTE = (
@@ -308,7 +308,7 @@ def test_deleting_a_later_receipt_by_hand_does_not_bring_back_checked(
     assert good != verified
 
 
-PDF = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf" / "bunescu-acl07.pdf"
+PDF = CORPUS / "pdf" / "bunescu-acl07.pdf"
 PAPER_QUOTE = (
     "We present experimental results demonstrating that our approach is able to accurately "
     "extract relations from the web by learning from such weak supervision."

@@ -24,14 +24,15 @@ network. It judges nothing: states and reasons come from ``Judge``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote as _quote
 
 from citeledger.evidence import EvidenceReader
+from citeledger.evidence_page import is_relative_link
 from citeledger.model import Identifier, Judgement, State, Withdrawal
+from citeledger.names import audit_row_id, claim_id
 from citeledger.report import anchor_for
 
 Node = dict[str, Any]
@@ -47,26 +48,9 @@ CLAIM_CHARS = 280  # a claim longer than this is cut in the audit (the claim lin
 
 _COLUMNS = ("Claim", "Source", "State", "Reasons", "Links")
 _WIDTHS = (0.22, 0.2, 0.16, 0.28, 0.14)  # fixed widths: LaTeX/DOCX wrap cells instead of overflow
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-# --- the ids contract -----------------------------------------------------------------------------
-
-
-def claim_id(n: int) -> str:
-    return f"citeledger-claim-{n}"
-
-
-def flag_id(n: int) -> str:
-    return f"citeledger-cite-{n}"
-
-
-def breakdown_id(n: int) -> str:
-    return f"citeledger-breakdown-{n}"
-
-
-def audit_row_id(n: int) -> str:
-    return f"citeledger-audit-{n}"
+# --- the ids contract (defined in citeledger.names) ------------------------------------------
 
 
 def flag_link_target(n: int) -> str:
@@ -348,7 +332,7 @@ def _is_web(url: str) -> bool:
 
 
 def _check_relative(href: str) -> None:
-    if _SCHEME.match(href) or href.startswith("//") or any(ch.isspace() for ch in href):
+    if href and not is_relative_link(href):  # "": the pages beside the document
         raise ValueError(
             f"evidence_dir_href {href!r} must be a path (no scheme, no //host, no spaces): "
             "evidence pages are files beside the document"

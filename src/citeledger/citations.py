@@ -43,13 +43,42 @@ This module must never do I/O, judge a citation, or change the document it is gi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from citeledger.locators import Locator as Locator
 from citeledger.locators import parse_locator as parse_locator
 from citeledger.model import CitationRef
+from citeledger.names import ALERT_MARK as ALERT_MARK
+from citeledger.names import ATTRIBUTE_PREFIX as ATTRIBUTE_PREFIX
+from citeledger.names import AUDIT_CLASS as AUDIT_CLASS
+from citeledger.names import BREAKDOWN_CLASS as BREAKDOWN_CLASS
+from citeledger.names import CHECKED_CLASS as CHECKED_CLASS
+from citeledger.names import CLAIM_ANCHOR_CLASS as CLAIM_ANCHOR_CLASS
+from citeledger.names import CLAIM_ANCHOR_PREFIX as CLAIM_ANCHOR_PREFIX
+from citeledger.names import CLAIM_CLASS as CLAIM_CLASS
+from citeledger.names import EVIDENCE_CLASS as EVIDENCE_CLASS
+from citeledger.names import FILTER_MADE, breakdown_id, flag_id, is_tool_output
+from citeledger.names import FLAG_CLASS as FLAG_CLASS
+
+# the names the filter adds and reads are defined in names; imported from here too
+from citeledger.names import PROCESSED_CLASS as PROCESSED_CLASS
+from citeledger.names import SELECTORS_ATTRIBUTE as SELECTORS_ATTRIBUTE
+from citeledger.names import SOURCE_CLASS as SOURCE_CLASS
+from citeledger.names import STATES_ATTRIBUTE as STATES_ATTRIBUTE
+from citeledger.names import UNVERIFIED_CLASS as UNVERIFIED_CLASS
+from citeledger.names import UNVERIFIED_LABEL_CLASS as UNVERIFIED_LABEL_CLASS
+from citeledger.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_MARKED_CLASS
+from citeledger.sentences import (
+    Flat,
+    claim_text,
+    flatten,
+    raw_text,
+    span_at,
+    split,
+)
+from citeledger.sentences import sentence_spans as sentence_spans
 
 Json = Any
 Path = tuple[str | int, ...]
@@ -66,34 +95,6 @@ CROSSREF_PREFIXES = (
 )
 METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
 
-# What the filter adds (render.base uses these names); a later walk must see through them.
-PROCESSED_CLASS = "citeledger-cite"  # the Span the filter wraps around a Cite it has handled
-CHECKED_CLASS = "citeledger-checked"  # on that Span, when every item is checked
-STATES_ATTRIBUTE = "data-citeledger-states"  # on that Span: each item's state, in order
-SELECTORS_ATTRIBUTE = "data-citeledger-selectors"  # on that Span: "0=q1 2=intro" (item=quote id)
-FLAG_CLASS = "citeledger-flag"
-EVIDENCE_CLASS = "citeledger-evidence"
-SOURCE_CLASS = "citeledger-source"
-CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
-CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
-BREAKDOWN_CLASS = "citeledger-breakdown"
-AUDIT_CLASS = "citeledger-audit"
-UNVERIFIED_LABEL_CLASS = "citeledger-unverified-label"
-ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (render.markdown)
-# inline additions whose words are the filter's, never the writer's claim
-_FILTER_WORDS = frozenset(
-    {FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS, UNVERIFIED_LABEL_CLASS}
-)
-# anything whose presence means the filter ran on this document before
-_FILTER_MADE = frozenset(
-    {PROCESSED_CLASS, FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS}
-    | {BREAKDOWN_CLASS, AUDIT_CLASS}
-)
-CLAIM_CLASS = "claim"  # the writer's explicit claim Span: ``[words]{.claim}``
-UNVERIFIED_CLASS = "unverified"  # the writer's declared, unscored claim (Span or Div)
-UNVERIFIED_MARKED_CLASS = "citeledger-unverified"  # added by the filter: marked already
-ATTRIBUTE_PREFIX = "citeledger-"  # element attributes that override options (see options.py)
-
 _BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
 _INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math", "RawInline"})
 _SIMPLE_INLINE_CONTAINERS = frozenset(
@@ -107,6 +108,33 @@ def is_crossref(key: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool
     ``prefixes``: ``crossref_prefixes(meta)`` for a document that defines custom kinds.
     """
     return key.startswith(prefixes)
+
+
+def cites_a_source(items: Sequence[Json], prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool:
+    """Does a Cite with these citation items cite a source, not only cross-references?
+
+    A Cite nested in an item's prefix or suffix counts as part of it.
+    """
+    return any(not is_crossref(k, prefixes) for k in _citation_ids(items))
+
+
+def _citation_ids(items: Sequence[Json]) -> Iterator[str]:
+    for item in items:
+        yield item.get("citationId", "")
+        for side in ("citationPrefix", "citationSuffix"):
+            for node in side_cites(item.get(side) or []):
+                yield from _citation_ids(node["c"][0])
+
+
+def side_cites(inlines: Json) -> Iterator[Json]:
+    """Every Cite within ``inlines``, at any depth."""
+    if isinstance(inlines, list):
+        for child in inlines:
+            yield from side_cites(child)
+    elif isinstance(inlines, dict):
+        if inlines.get("t") == "Cite":
+            yield inlines
+        yield from side_cites(inlines.get("c"))
 
 
 def crossref_prefixes(meta: Mapping[str, Json] | None) -> tuple[str, ...]:
@@ -200,11 +228,11 @@ class FoundCitation:
     @property
     def anchor(self) -> str:
         """The id of the inline flag (breakdowns); stable as long as the citation order is."""
-        return f"citeledger-cite-{self.ref.occurrence}"
+        return flag_id(self.ref.occurrence)
 
     @property
     def breakdown_anchor(self) -> str:
-        return f"citeledger-breakdown-{self.ref.occurrence}"
+        return breakdown_id(self.ref.occurrence)
 
     def attribute(self, name: str) -> str | None:
         for key, value in self.attributes:
@@ -227,10 +255,17 @@ def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
     return scan_document(doc_json).citations
 
 
-def scan_document(doc_json: dict[str, Json]) -> Scan:
-    """Citations and not-yet-marked unverified Spans and Divs, in document order."""
+def scan_document(
+    doc_json: dict[str, Json], on_prose: Callable[[Flat], None] | None = None
+) -> Scan:
+    """Citations and not-yet-marked unverified Spans and Divs, in document order.
+
+    ``on_prose`` is handed each prose block of the body (``coverage``'s measure: not headings,
+    terms, table rows, metadata, the bibliography or the filter's callouts) as the splitter
+    reads it, in document order, a note's blocks after the block holding the note.
+    """
     meta = doc_json.get("meta")
-    walker = _Walker(crossref_prefixes(meta))
+    walker = _Walker(crossref_prefixes(meta), on_prose)
     if isinstance(meta, dict):
         for name in METADATA_FIELDS:
             walker.metadata(meta.get(name), name)
@@ -253,72 +288,7 @@ def resolve(doc_json: Json, path: Path) -> Json:
 
 def plain_text(inlines: Sequence[Json]) -> str:
     """Inlines as plain text, the way pandoc's ``stringify`` reads them (notes dropped)."""
-    out: list[str] = []
-    _text(inlines, out, None, claim=False)
-    return _squash("".join(out))
-
-
-def _text(
-    inlines: Sequence[Json], out: list[str], marks: dict[int, int] | None, claim: bool
-) -> None:
-    """Append the text of ``inlines`` to ``out``; record where Cites and Notes stand in ``marks``.
-
-    A mark is the number of pieces in ``out`` before the element (``_sentence`` turns it into a
-    character offset), so marking costs nothing per element.
-
-    In claim mode a normal citation contributes nothing (it is not part of the sentence's words)
-    while an author-in-text one (``@doe says``) stands for its key, and images are skipped.
-    """
-    for el in inlines:
-        if not isinstance(el, dict):
-            continue
-        t = el.get("t")
-        c: Any = el.get("c")
-        if t == "Str":
-            out.append(c)
-        elif t in ("Space", "SoftBreak", "LineBreak"):
-            out.append(" ")
-        elif t in ("Code", "Math"):
-            out.append(c[1])
-        elif t in _SIMPLE_INLINE_CONTAINERS:
-            _text(c, out, marks, claim)
-        elif t == "Quoted":
-            single = c[0].get("t") == "SingleQuote"
-            out.append("‘" if single else "“")
-            _text(c[1], out, marks, claim)
-            out.append("’" if single else "”")
-        elif t == "Span" and claim and _FILTER_WORDS.intersection(c[0][1]):
-            # the filter's words (a flag, a link, an anchor, a label) are not the writer's claim
-            if marks is not None:
-                for node in _cites_and_notes(c[1]):
-                    marks[id(node)] = len(out)
-        elif t in ("Span", "Link"):
-            _text(c[1], out, marks, claim)
-        elif t == "Image":
-            if not claim:
-                _text(c[1], out, marks, claim)
-        elif t == "Cite":
-            if marks is not None:
-                marks[id(el)] = len(out)
-            if not claim:
-                _text(c[1], out, marks, claim)
-            else:
-                items = c[0]
-                if items and items[0].get("citationMode", {}).get("t") == "AuthorInText":
-                    out.append("@" + items[0].get("citationId", ""))
-        elif t == "Note" and marks is not None:
-            marks[id(el)] = len(out)
-        # RawInline and unknown inlines carry no prose
-
-
-def _cites_and_notes(node: Json) -> Iterator[Json]:
-    if isinstance(node, list):
-        for child in node:
-            yield from _cites_and_notes(child)
-    elif isinstance(node, dict):
-        if node.get("t") in ("Cite", "Note"):
-            yield node
-        yield from _cites_and_notes(node.get("c"))
+    return squash(raw_text(inlines))
 
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)\]»”’])")
@@ -326,7 +296,8 @@ _SPACE_AFTER_OPEN = re.compile(r"([(\[«“‘])\s+")
 _WS = re.compile(r"\s+")
 
 
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
+    """Spaces folded, and none inside brackets or before punctuation: how a claim is shown."""
     text = _WS.sub(" ", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     text = _SPACE_AFTER_OPEN.sub(r"\1", text)
@@ -340,58 +311,11 @@ def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_ABBREVIATIONS = _wordset(
-    "al e.g i.e cf vs etc fig figs eq eqs tab sec secs ch chap no nos vol vols p pp dr mr mrs ms"
-    " prof st jr sr approx ca resp ed eds repr trans esp viz ibid op"
-)
-_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s|$)")
-_WORD_BEFORE = re.compile(r"([\w.]+)$")
-_HAS_WORD = re.compile(r"\w")
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence boundaries of ``text`` (start, end) by punctuation, minding abbreviations."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    n = len(text)
-    for m in _END.finditer(text):
-        end = m.end()
-        rest = text[end:].lstrip()
-        if rest and not (rest[0].isupper() or rest[0].isdigit() or rest[0] in "\"“‘'([«¿¡"):
-            continue  # lower case follows: an abbreviation or a mid-sentence period
-        if text[m.start()] == ".":
-            before = _WORD_BEFORE.search(text, max(0, m.start() - 24), m.start())
-            word = before.group(1).lower().rstrip(".") if before else ""
-            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-                continue
-        spans.append((start, end))
-        start = end
-        while start < n and text[start].isspace():
-            start += 1
-    if start < n:
-        spans.append((start, n))
-    return spans or [(0, n)]
-
-
-def _sentence_at(text: str, spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
-    """The sentence holding offset ``pos``; a citation just after a full stop belongs before it."""
-    chosen = spans[0]
-    for span in spans:
-        if span[0] <= pos:
-            chosen = span
-        else:
-            break
-    if chosen[0] == pos and chosen is not spans[0]:
-        # "Claim. [@key] Next." → the citation closes the previous sentence
-        index = spans.index(chosen)
-        chosen = spans[index - 1]
-    return chosen
-
-
 _NOTE_CONNECTIVES = _wordset(
     "see also cf e.g eg for example and compare but contra accord i.e ie more on details"
 )
 _AUTHOR_IN_TEXT = re.compile(r"@\S+")
+_HAS_WORD = re.compile(r"\w")
 
 
 def _is_citation_only(sentence: str) -> bool:
@@ -402,10 +326,9 @@ def _is_citation_only(sentence: str) -> bool:
 
 class _BlockText(NamedTuple):
     block: Json  # held, so that its id() is not reused by another block while cached
-    text: str
-    marks: dict[int, int]
+    flat: Flat
     spans: list[tuple[int, int]]
-    sentences: dict[tuple[int, int], str]  # squashed sentence text, per span, on demand
+    sentences: dict[tuple[int, int], str]  # squashed claim text, per span, on demand
 
 
 # --------------------------------------------------------------------------- selectors
@@ -478,6 +401,7 @@ class _Ctx(NamedTuple):
     host_lists: int = 0  # list items around the callout's host
     meta: bool = False  # in a metadata field: callouts go to the top of the body
     wrapper: _Wrapper | None = None  # inside a ``citeledger-cite`` wrapper
+    prose: bool = True  # counts for coverage: not a heading, term, table cell, metadata, callout
 
     @staticmethod
     def top() -> _Ctx:
@@ -485,7 +409,9 @@ class _Ctx(NamedTuple):
 
     @staticmethod
     def metadata(name: str) -> _Ctx:
-        return _Ctx(("blocks",), -1, True, ("metadata", name), (), False, None, meta=True)
+        return _Ctx(
+            ("blocks",), -1, True, ("metadata", name), (), False, None, meta=True, prose=False
+        )
 
     def enter(self, name: str) -> _Ctx:
         return self._replace(where=(*self.where, name))
@@ -502,8 +428,13 @@ class _Wrapper(NamedTuple):
 
 
 class _Walker:
-    def __init__(self, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> None:
+    def __init__(
+        self,
+        prefixes: tuple[str, ...] = CROSSREF_PREFIXES,
+        on_prose: Callable[[Flat], None] | None = None,
+    ) -> None:
         self.prefixes = prefixes
+        self.on_prose = on_prose
         self.found: list[FoundCitation] = []
         self.unverified: list[Json] = []
         self.occurrence = 0
@@ -540,10 +471,13 @@ class _Walker:
     def block(self, block: Json, path: Path, ctx: _Ctx) -> None:
         t = block.get("t")
         c: Any = block.get("c")
+        if t in ("Para", "Plain", "LineBlock") and ctx.prose and self.on_prose is not None:
+            # a prose block's sentences come before those of its notes (walked in its inlines)
+            self.on_prose(self._flat(block, ctx.unverified))
         if t in ("Para", "Plain"):
             self.inlines(c, (*path, "c"), ctx.enter(t.lower()), block)
         elif t == "Header":
-            self.inlines(c[2], (*path, "c", 2), ctx.enter("heading"), block)
+            self.inlines(c[2], (*path, "c", 2), ctx.enter("heading")._replace(prose=False), block)
         elif t == "LineBlock":
             inner = ctx.enter("line-block")
             for j, line in enumerate(c):
@@ -552,8 +486,10 @@ class _Walker:
             self.previous = self.previous or is_alert(block)
             self.blocks(c, (*path, "c"), ctx.enter("block-quote"))
         elif t == "Div":
-            self.previous = self.previous or bool(_FILTER_MADE.intersection(c[0][1]))
+            self.previous = self.previous or bool(FILTER_MADE.intersection(c[0][1]))
             inner = self._with_attributes(ctx.enter("div"), c[0])
+            if c[0][0] == "refs" or is_tool_output(c[0][1]):
+                inner = inner._replace(prose=False)  # the bibliography, the filter's callouts
             self.blocks(c[1], (*path, "c", 1), self._unverified(block, inner))
         elif t in _LIST_NAMES:
             items, base = (c[1], (*path, "c", 1)) if t == "OrderedList" else (c, (*path, "c"))
@@ -570,7 +506,7 @@ class _Walker:
             self.blocks(c[2], (*path, "c", 2), fixed)
         elif isinstance(c, list):
             # a block type newer than this code: find its citations, put callouts after it
-            self._unknown(c, path, ctx._replace(fixed=True))
+            self._unknown(c, path, ctx._replace(fixed=True, prose=False))
 
     def _definition_list(self, items: list[Json], path: Path, ctx: _Ctx) -> None:
         inner = ctx.enter("definition-list")
@@ -581,6 +517,7 @@ class _Walker:
                 )
             else:
                 term_ctx = inner
+            term_ctx = term_ctx._replace(prose=False)  # a term is a label, like a heading
             term_block = {"t": "Plain", "c": term}
             self.inlines(term, (*path, "c", j, 0), term_ctx.enter("term"), term_block)
             for k, definition in enumerate(definitions):
@@ -590,12 +527,13 @@ class _Walker:
         inner = ctx.enter("caption")
         short, long = caption[0], caption[1]
         if short:
-            self.inlines(short, (*path, 0), inner, {"t": "Plain", "c": short})
+            label = inner._replace(prose=False)
+            self.inlines(short, (*path, 0), label, {"t": "Plain", "c": short})
         self.blocks(long, (*path, 1), inner)
 
     def _table(self, c: list[Json], path: Path, ctx: _Ctx) -> None:
         self._caption(c[1], (*path, "c", 1), ctx)
-        cells = ctx.enter("cell")
+        cells = ctx.enter("cell")._replace(prose=False)  # table rows are not prose
         head, bodies, foot = c[3], c[4], c[5]
         self._rows(head[1], (*path, "c", 3, 1), cells)
         for b, body in enumerate(bodies):
@@ -650,7 +588,7 @@ class _Walker:
                 self.inlines(c[1], (*path, i, "c", 1), ctx, block)
             elif t == "Span":
                 classes = c[0][1]
-                if _FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
+                if FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
                     self.previous = True
                 # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
                 inner = self._unverified(el, self._with_attributes(ctx, c[0]))
@@ -791,33 +729,33 @@ class _Walker:
         if ctx.claim_span is not None:
             candidates.append(ctx.claim_span)
         for span_path, span in candidates:
-            out: list[str] = []
-            _text(span["c"][1], out, None, claim=True)
-            words = _squash("".join(out))
+            flat = flatten([span["c"][1]], cites_a_source, CROSSREF_PREFIXES)
+            words = squash(claim_text(flat, 0, len(flat.chars)))
             if words:
                 return span_path, words
         return None
 
     def _sentence(self, block: Json, target: Json) -> str:
-        cached = self._texts.get(id(block))
-        if cached is None:
-            out: list[str] = []
-            marks: dict[int, int] = {}
-            for inlines in _block_inlines(block):
-                _text(inlines, out, marks, claim=True)
-                out.append(" ")
-            text = "".join(out)
-            offsets = [0]
-            for piece in out:
-                offsets.append(offsets[-1] + len(piece))
-            marks = {key: offsets[index] for key, index in marks.items()}
-            cached = _BlockText(block, text, marks, sentence_spans(text), {})
-            self._texts[id(block)] = cached
-        span = _sentence_at(cached.text, cached.spans, cached.marks.get(id(target), 0))
+        """The sentence of ``block`` holding ``target``, as the one splitter cuts it."""
+        cached = self._cached(block, False)
+        span = span_at(cached.spans, cached.flat.marks.get(id(target), 0))
         sentence = cached.sentences.get(span)
         if sentence is None:
-            sentence = cached.sentences[span] = _squash(cached.text[span[0] : span[1]])
+            sentence = cached.sentences[span] = squash(claim_text(cached.flat, *span))
         return sentence
+
+    def _flat(self, block: Json, unverified: bool) -> Flat:
+        return self._cached(block, unverified).flat
+
+    def _cached(self, block: Json, unverified: bool) -> _BlockText:
+        """``block`` flattened and split once, for its claims and its coverage alike."""
+        cached = self._texts.get(id(block))
+        if cached is None:
+            lines = _block_inlines(block)
+            flat = flatten(lines, cites_a_source, self.prefixes, unverified)
+            cached = _BlockText(block, flat, split(flat), {})
+            self._texts[id(block)] = cached
+        return cached
 
 
 def _neighbour(inlines: list[Json], index: int, step: int) -> int | None:

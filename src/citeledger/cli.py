@@ -146,7 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     cmd = args.command
     if cmd in ("verify", "recheck"):
-        from citeledger.verify import run_recheck, run_verify
+        from citeledger.recheck import run_recheck
+        from citeledger.verify import run_verify
 
         runner = run_verify if cmd == "verify" else run_recheck
         return runner(

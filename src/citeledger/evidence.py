@@ -40,6 +40,7 @@ _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
 
 
 def sha256_hex(data: bytes | str) -> str:
+    """The digest convention of receipts and evidence: sha256, hex; text as its UTF-8 bytes."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     return hashlib.sha256(data).hexdigest()
@@ -104,6 +105,7 @@ class LoadedEvidence:
 
 
 def utc_now() -> str:
+    """Now, as every stored time is written: UTC, whole seconds, ``Z``."""
     return (
         _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     )

@@ -27,7 +27,6 @@ What it must never do:
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from collections.abc import Sequence
@@ -35,6 +34,7 @@ from functools import lru_cache
 from importlib import resources
 
 from citeledger import __version__
+from citeledger.evidence import sha256_hex
 from citeledger.model import Judgement, Receipt, State
 from citeledger.textfragment import passage_link
 
@@ -66,11 +66,6 @@ def _shown(text: str) -> str:
     return _e(_CONTROL.sub("\ufffd", text))
 
 
-def sha256_text(text: str) -> str:
-    """The digest convention for extracted text and quotes: sha256 of the UTF-8 encoding."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 @lru_cache(maxsize=1)
 def stylesheet() -> str:
     """The page's CSS, shipped in ``citeledger.templates`` and inlined into every page."""
@@ -95,7 +90,7 @@ def evidence_page_name(receipt: Receipt, key: str | None = None) -> str:
     if key:
         slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-.")[:60] or "key"
         if slug != key:
-            slug += "-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
+            slug += "-" + sha256_hex(key)[:6]
         parts.append(slug)
     stamp = re.sub(r"[^0-9A-Za-z]", "", receipt.retrieved_at)[:20] or "undated"
     parts.append(stamp)
@@ -163,14 +158,14 @@ def bundle_problems(receipt: Receipt | None, text: str | None) -> list[str]:
     if (
         receipt.quote is not None
         and receipt.quote_sha256
-        and sha256_text(receipt.quote) != receipt.quote_sha256
+        and sha256_hex(receipt.quote) != receipt.quote_sha256
     ):
         found.append("the receipt's quotation does not match its own digest (quote_sha256)")
     if text is None:
         if receipt.outcome == "found":
             found.append("the stored evidence text is missing, so the passage cannot be shown")
         return found
-    if receipt.text_sha256 and sha256_text(text) != receipt.text_sha256:
+    if receipt.text_sha256 and sha256_hex(text) != receipt.text_sha256:
         found.append("the stored text does not match the receipt's text digest (text_sha256)")
     cs, ce = receipt.char_start, receipt.char_end
     if cs is not None and ce is not None:
@@ -286,13 +281,19 @@ def render_evidence_page(
     return "\n".join(out) + "\n"
 
 
-def _check_relative(href: str) -> None:
-    if (
-        not href
-        or _SCHEME.match(href)
+def is_relative_link(href: str) -> bool:
+    """A link that stays inside the built document's folders: no scheme, no ``//host``, no
+    backslash opening (browsers read ``/\\host`` as a host), no spaces or control characters.
+    The one rule for every link the audit and the evidence pages make between themselves."""
+    return not (
+        _SCHEME.match(href)
         or href.startswith(("//", "\\", "/\\"))
         or any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in href)
-    ):
+    )
+
+
+def _check_relative(href: str) -> None:
+    if not href or not is_relative_link(href):
         raise ValueError(
             f"back link {href!r} must be a relative link into the built document "
             "(no scheme, no //host, no spaces): the evidence page never links out"

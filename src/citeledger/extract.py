@@ -19,14 +19,16 @@ Pure: no network, no writes; ``extract_file`` only reads the path it is given.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from . import model
 from .errors import ExtractError
 from .extract_html import HtmlExtracted, extract_html, no_work_reason
 from .extract_pdf import extract_pdf
-from .extract_text import extract_text, looks_binary, sniff_bom
+from .extract_text import extract_text, looks_binary
+from .sniff import is_pdf as _is_pdf
+from .sniff import looks_html as _looks_html
+from .sniff import media_type as _media_type
 
 __all__ = ["HtmlExtracted", "detect_kind", "extract", "extract_file", "no_work_reason"]
 
@@ -57,40 +59,6 @@ _SUFFIXES = {
     ".org": "text",
     ".adoc": "text",
 }
-_HTML_STARTS = (
-    b"<!doctype html",
-    b"<html",
-    b"<head",
-    b"<body",
-    b"<?xml",
-    b"<meta",
-    b"<title",
-    b"<!--",
-    b"<div",
-    b"<p>",
-    b"<p ",
-    b"<h1",
-)
-
-
-def _media_type(content_type: str | None) -> str:
-    return (content_type or "").split(";", 1)[0].strip().lower()
-
-
-def _is_pdf(body: bytes, strict: bool = False) -> bool:
-    """PDF magic. Readers accept the header anywhere in the first 1024 bytes; ``strict`` (for a
-    body labelled HTML or text, which may well *mention* "%PDF-") wants it at the start."""
-    head = body.lstrip()
-    if head.startswith(b"%PDF-"):
-        return True
-    # After junk (a MacBinary header, stray HTTP headers) the header still starts a line.
-    return not strict and re.search(rb"[\r\n]%PDF-\d", body[:1024]) is not None
-
-
-def _looks_html(body: bytes) -> bool:
-    bom = sniff_bom(body)
-    head = body[bom[1] if bom else 0 :][:1024].lstrip().lower()
-    return head.startswith(_HTML_STARTS)
 
 
 def _suffix(name: str | None) -> str:

@@ -31,7 +31,7 @@ from . import model
 from .errors import ExtractError
 from .extract_text import _version, charset_from_content_type, decode, normalize_charset
 
-HTML_RULES_VERSION = "1"
+HTML_RULES_VERSION = "2"  # 2: charset labels by the WHATWG table (webencodings)
 HTML_EXTRACTOR = "citeledger-html/selectolax"
 
 

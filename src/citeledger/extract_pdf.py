@@ -117,17 +117,6 @@ def pdfium_pages(body: bytes) -> list[str]:
             doc.close()
 
 
-def pdfminer_pages(body: bytes) -> list[str]:
-    """pdfminer.six with default layout analysis (measured by the bench, not used in extraction)."""
-    from pdfminer.high_level import extract_pages
-    from pdfminer.layout import LAParams, LTTextContainer
-
-    pages = []
-    for layout in extract_pages(io.BytesIO(body), laparams=LAParams()):
-        pages.append("".join(el.get_text() for el in layout if isinstance(el, LTTextContainer)))
-    return pages
-
-
 def pypdf_pages(body: bytes) -> list[str]:
     import pypdf
 

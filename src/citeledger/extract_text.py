@@ -14,10 +14,12 @@ import codecs
 import re
 from importlib import metadata
 
+import webencodings
+
 from . import model
 from .errors import ExtractError
 
-TEXT_RULES_VERSION = "1"
+TEXT_RULES_VERSION = "2"  # 2: charset labels by the WHATWG table (webencodings)
 TEXT_EXTRACTOR = "citeledger-text"
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -28,19 +30,21 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 
-# WHATWG Encoding: these labels mean windows-1252 on the web, whatever Python thinks.
-_WEB_ALIASES = {
-    "iso-8859-1": "cp1252",
-    "iso8859-1": "cp1252",
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "l1": "cp1252",
-    "ascii": "cp1252",
-    "us-ascii": "cp1252",
-    "iso-8859-9": "cp1254",
-    "x-sjis": "shift_jis",
-    "gb2312": "gbk",
+# The WHATWG Encoding standard's name (``webencodings`` holds its label table) → the Python
+# codec that decodes it as browsers do, where Python's codec of the same name is narrower.
+_WHATWG_CODECS = {
+    "euc-kr": "cp949",  # the web's EUC-KR is Windows-949
+    "shift_jis": "cp932",  # the web's Shift_JIS is Windows-31J
+    "gbk": "gb18030",  # WHATWG decodes GBK with the gb18030 decoder
+    "big5": "big5hkscs",  # the web's Big5 includes HKSCS
+    "iso-8859-8-i": "iso-8859-8",
+    "windows-874": "cp874",
+    "x-mac-cyrillic": "mac-cyrillic",
+    "macintosh": "mac-roman",
+    "utf-16le": "utf-16-le",
+    "utf-16be": "utf-16-be",
 }
+_NO_DECODER = frozenset({"replacement", "x-user-defined"})  # no text to be had
 # Codecs that do not turn bytes into text (a page must not be able to pick one).
 _NOT_TEXT = {
     "base64_codec",
@@ -70,21 +74,27 @@ def _version(dist: str) -> str:
 
 
 def normalize_charset(label: str | None) -> str | None:
-    """A Python codec name for a charset label, or None when the label cannot read text."""
+    """The Python codec for a declared charset label, as the WHATWG table reads it; None when the
+    label is unknown to the web or names no text (``replacement``, ``x-user-defined``)."""
     if not label:
         return None
-    label = label.strip().strip("\"'").lower()
-    label = _WEB_ALIASES.get(label, label)
+    encoding = webencodings.lookup(label.strip().strip("\"'"))
+    if encoding is None or encoding.name in _NO_DECODER:
+        return None
+    return codec_name(_WHATWG_CODECS.get(encoding.name, encoding.name))
+
+
+def codec_name(name: str) -> str | None:
+    """Python's own name for a codec (a detector's answer), or None when it does not read text."""
     try:
-        info = codecs.lookup(label)
+        info = codecs.lookup(name)
     except LookupError:
         return None
     if info.name in _NOT_TEXT:
         return None
-    name = info.name
     # A declared "utf-16" without a BOM is ambiguous; the BOM check ran first, so use LE as
     # browsers do.
-    return {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}.get(name, name)
+    return {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}.get(info.name, info.name)
 
 
 def charset_from_content_type(content_type: str | None) -> str | None:
@@ -147,7 +157,7 @@ def _guess(body: bytes) -> str | None:
     for match in matches:
         if "cp1252" in match.could_be_from_charset and match.chaos <= best.chaos + 0.1:
             return "cp1252"
-    return normalize_charset(best.encoding)
+    return codec_name(best.encoding)
 
 
 def normalize_newlines(text: str) -> str:

@@ -1,9 +1,11 @@
 """Syntax checks for the identifiers a source is retrieved through: DOI, arXiv id, ISBN, URL.
 
-Pure functions of a string, so the ledger, ``add`` and ``import`` all refuse the same mistakes
-with the same advice. Each validator returns the value ``verify`` will send (normalised only
-where the form is unambiguous: an ISBN loses its hyphens) or raises :class:`IdentifierError`,
-whose text says what is wrong and how to write it instead.
+Pure functions of a string, and the ONE grammar: the ledger, ``add``, ``import`` and every
+provider (``retrieve.arxiv``, ``retrieve.isbn``, ``retrieve.doi``) parse through these, so what
+the ledger accepts is exactly what a provider will send, with the same advice for a mistake.
+Each validator returns the value ``verify`` will send (normalised only where the form is
+unambiguous: an ISBN loses its hyphens) or raises :class:`IdentifierError`, whose text says what
+is wrong and how to write it instead.
 
 This module must never touch the network or the file system: a syntactically valid identifier
 says nothing about whether the work exists; only ``verify`` may find that out.
@@ -12,11 +14,15 @@ says nothing about whether the work exists; only ``verify`` may find that out.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 __all__ = [
+    "ArxivId",
     "IdentifierError",
     "arxiv_version",
+    "is_doi",
+    "parse_arxiv",
     "validate_arxiv",
     "validate_doi",
     "validate_identifier",
@@ -40,6 +46,11 @@ _DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
 _DOI_PREFIX = re.compile(r"(?i)^doi:\s*")
 _DOI_URL = re.compile(r"(?i)^(?:https?://)?(?:dx\.)?doi\.org/")
 _DOI_EXAMPLE = "e.g. doi: 10.18653/v1/2020.emnlp-main.324"
+
+
+def is_doi(value: str) -> bool:
+    """Is ``value`` a bare DOI (``10.NNNN/suffix``)? The same test ``validate_doi`` applies."""
+    return _DOI.fullmatch(value) is not None
 
 
 def validate_doi(s: str) -> str:
@@ -104,11 +115,33 @@ def validate_arxiv(s: str) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class ArxivId:
+    """A valid arXiv id split into the work and the version it pins (None: the latest)."""
+
+    base: str  # without version: 2101.00001, hep-th/9901001
+    version: int | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.base}v{self.version}" if self.version else self.base
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def parse_arxiv(s: str) -> ArxivId:
+    """The arXiv id ``validate_arxiv`` accepts, as work and version; raises IdentifierError."""
+    value = validate_arxiv(s)
+    m = _arxiv_match(value)
+    assert m is not None  # validate_arxiv accepted it
+    version = int(m["v"]) if m["v"] else None
+    return ArxivId(value[: m.start("v") - 1] if version else value, version)
+
+
 def arxiv_version(s: str) -> int | None:
     """The version an arXiv id pins (``2101.00001v2`` → 2), or None for 'the latest'."""
-    m = _arxiv_match(validate_arxiv(s))
-    assert m is not None  # validate_arxiv accepted it
-    return int(m["v"]) if m["v"] else None
+    return parse_arxiv(s).version
 
 
 def _arxiv_match(value: str) -> re.Match[str] | None:

@@ -24,8 +24,6 @@ import gc
 import os
 import re
 import stat
-import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, fields
@@ -35,6 +33,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from citeledger.atomic import atomic_write
 from citeledger.errors import LedgerError
 from citeledger.identifiers import IdentifierError, validate_identifier
 from citeledger.model import (
@@ -1195,11 +1194,20 @@ def _transaction(path: str | os.PathLike[str], create: bool, timeout: float) -> 
 
 @contextmanager
 def _exclusive_lock(lock: Path, timeout: float, name: str) -> Iterator[None]:
-    import fcntl  # POSIX only; imported here so that reading works everywhere
+    """The ledger's write lock (``filelock``: flock on POSIX, LockFileEx on Windows)."""
+    from filelock import FileLock, Timeout  # imported here: reading never needs it
 
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        held = FileLock(lock, timeout=timeout, mode=0o666)
+        held.acquire(poll_interval=0.02)
+    except Timeout:
+        raise LedgerError(
+            f"another citeledger command is still writing this ledger "
+            f"(waited {timeout:g} s for {lock})",
+            file=name,
+            fix="wait for it to finish, then run the command again",
+        ) from None
     except OSError as e:
         raise LedgerError(
             f"cannot create the lock file {lock}: {e.strerror or e}",
@@ -1207,23 +1215,9 @@ def _exclusive_lock(lock: Path, timeout: float, name: str) -> Iterator[None]:
             fix="check that the ledger's folder can be written",
         ) from None
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LedgerError(
-                        f"another citeledger command is still writing this ledger "
-                        f"(waited {timeout:g} s for {lock})",
-                        file=name,
-                        fix="wait for it to finish, then run the command again",
-                    ) from None
-                time.sleep(0.02)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        held.release()
 
 
 def _remove_orphan_temps(real: Path) -> None:
@@ -1250,23 +1244,11 @@ def _commit(txn: _Txn) -> Ledger:
     assert txn.new_text is not None
     validated = txn.new_ledger or _validated(txn, txn.new_text)
     data = (codecs.BOM_UTF8 if txn.bom else b"") + txn.new_text.encode("utf-8")
-    folder = txn.real.parent
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{txn.real.name}.", suffix=_TMP_SUFFIX)
-    except OSError as e:
-        raise LedgerError(
-            f"cannot write the ledger in {folder}: {e.strerror or e}",
-            file=txn.path,
-            fix="check that the folder exists and can be written",
-        ) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+
+    def unchanged_and_intact(tmp: Path) -> None:
         # What is on disk must be exactly the text that was validated: then the temp file is
         # the valid ledger the next build will read.
-        if Path(tmp).read_bytes() != data:
+        if tmp.read_bytes() != data:
             raise LedgerError(
                 "the new ledger did not reach the disk intact; nothing was written",
                 file=txn.path,
@@ -1278,21 +1260,29 @@ def _commit(txn: _Txn) -> Ledger:
                 file=txn.path,
                 fix="nothing was written; run the command again",
             )
-        os.chmod(tmp, _mode_for(txn.real))
-        os.replace(tmp, txn.real)
+
+    folder = txn.real.parent
+    if not folder.is_dir():
+        raise LedgerError(
+            f"cannot write the ledger in {folder}: the folder does not exist",
+            file=txn.path,
+            fix="check that the folder exists and can be written",
+        )
+    try:
+        atomic_write(
+            txn.real,
+            data,
+            mode=_mode_for(txn.real),
+            prefix=f".{txn.real.name}.",
+            suffix=_TMP_SUFFIX,
+            before_replace=unchanged_and_intact,
+        )
     except OSError as e:
-        with suppress(OSError):
-            os.unlink(tmp)
         raise LedgerError(
             f"cannot write the ledger: {e.strerror or e}",
             file=txn.path,
             fix="check the folder's permissions and free space; the ledger is unchanged",
         ) from None
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(folder)
     return validated
 
 
@@ -1303,15 +1293,6 @@ def _mode_for(real: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
-
-
-def _fsync_dir(folder: Path) -> None:
-    with suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # --- writing: edits and appends ------------------------------------------------------------

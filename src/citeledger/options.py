@@ -67,7 +67,6 @@ NAMES = (
     "references",
     "require-signature",
 )
-ELEMENT_NAMES = ("strict",)
 TRUSTED_KEYS_ENV = "CITELEDGER_TRUSTED_KEYS"
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})

@@ -20,7 +20,7 @@ from typing import Any
 
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.receipts import Capture, failure_receipts, receipts_for_capture
-from citeledger.verify import Mode, execute
+from citeledger.verify import Mode, execute, select_sources
 
 GONE_KINDS = frozenset({"not-found", "dns"})  # the identifier no longer resolves
 
@@ -30,8 +30,6 @@ def _checked_before(source: Source) -> bool:
 
 
 def select_rechecked(ledger: Ledger, only: Sequence[str]) -> list[Source]:
-    from citeledger.verify import select_sources
-
     return [s for s in select_sources(ledger, only) if _checked_before(s)]
 
 

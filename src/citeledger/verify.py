@@ -201,21 +201,21 @@ def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
     The ledger's own lock keeps each write whole; this one keeps two runs from retrieving the
     same sources at once and interleaving their receipts.
     """
-    import fcntl
+    from filelock import FileLock, Timeout
 
     folder = Path(led.evidence_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "run.lock").open("a+") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            out.write(f"citeledger: another verify or recheck is running here; {verb} waits\n")
-            out.flush()
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    lock = FileLock(folder / "run.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        out.write(f"citeledger: another verify or recheck is running here; {verb} waits\n")
+        out.flush()
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class Progress:
@@ -275,12 +275,6 @@ def verify_outcome(
 
 
 VERIFY = Mode("verify", verify_outcome, select_sources)
-
-
-def run_recheck(ledger_path: str, **kwargs: Any) -> int:
-    from citeledger.recheck import run_recheck as _run
-
-    return _run(ledger_path, **kwargs)
 
 
 def _request(make: Any, led: Ledger, same: Sequence[Source], conditional: bool) -> Any:

@@ -65,10 +65,6 @@ def strong(inlines: list[Node]) -> Node:
     return {"t": "Strong", "c": inlines}
 
 
-def emph(inlines: list[Node]) -> Node:
-    return {"t": "Emph", "c": inlines}
-
-
 def superscript(inlines: list[Node]) -> Node:
     return {"t": "Superscript", "c": inlines}
 

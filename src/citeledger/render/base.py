@@ -44,6 +44,8 @@ from citeledger.citations import (
     UNVERIFIED_LABEL_CLASS,
 )
 from citeledger.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
+from citeledger.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_CLASS
+from citeledger.names import claim_id
 from citeledger.render import ast, words
 from citeledger.render.ast import Node
 from citeledger.render.words import Item
@@ -51,10 +53,9 @@ from citeledger.render.words import Item
 if TYPE_CHECKING:
     from citeledger.audit import AuditRow
 
-# ``citeledger.audit`` owns the ids (claim, flag, audit row). It is imported where it is used:
-# it loads the evidence store, which a document without citations should not pay for.
-
-UNVERIFIED_CLASS = "citeledger-unverified"  # == citations.UNVERIFIED_MARKED_CLASS
+# ``citeledger.names`` owns the ids (claim, flag, audit row); ``citeledger.audit`` is imported
+# where it is used: it loads the evidence store, which a document without citations should not
+# pay for.
 
 
 def template_text(name: str) -> str:
@@ -109,8 +110,6 @@ class Renderer:
         """``#citeledger-claim-N``: where the audit row and the evidence page lead back to."""
         if not self.links:
             return []
-        from citeledger.audit import claim_id
-
         return [ast.span(ast.attr(claim_id(item.number), [CLAIM_CLASS]), [])]
 
     def mark_claim(self, span: Node, items: list[Item]) -> list[Node]:
@@ -121,8 +120,6 @@ class Renderer:
         """
         if not self.links:
             return []
-        from citeledger.audit import claim_id
-
         ids = [claim_id(item.number) for item in sorted(items, key=lambda i: i.number)]
         attr = span["c"][0]
         if not attr[0]:

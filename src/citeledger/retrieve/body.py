@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from citeledger.errors import RetrievalError
+from citeledger.sniff import media_type as mime_of
+from citeledger.sniff import sniff
 
 try:  # httpx[brotli] installs it; without it we simply do not offer "br".
     import brotli
@@ -189,22 +191,6 @@ _NEUTRAL = frozenset(
         "application/unknown",
     }
 )
-_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--", b"<meta", b"<title")
-
-
-def mime_of(content_type: str | None) -> str:
-    return (content_type or "").split(";", 1)[0].strip().lower()
-
-
-def sniff(body: bytes) -> str | None:
-    """What the first bytes say the body is, when they say it unambiguously."""
-    head = body[:2048]
-    if b"%PDF-" in head[:1024]:
-        return "application/pdf"
-    start = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if start.startswith(_HTML_STARTS) or (start.startswith(b"<?xml") and b"<html" in start):
-        return "text/html"
-    return None
 
 
 def effective_content_type(declared: str | None, body: bytes) -> str | None:

@@ -11,12 +11,12 @@ retraction: only what the registry records counts.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 from citeledger.errors import RetrievalError
+from citeledger.identifiers import IdentifierError, validate_doi
 from citeledger.model import Identifier
 from citeledger.registry_answer import RETRACTION_TYPES, retraction_of
 
@@ -28,7 +28,6 @@ from .providers import ACCEPT_TEXT, METADATA, TEXT, Call, NetworkProvider, bad
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 FOLLOW = "then perhaps one GET of the full text its landing page links, on the publisher's host"
-DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
 
 
 def doi_url(doi: str, config: RetrieveConfig) -> str:
@@ -40,9 +39,10 @@ class DoiProvider(NetworkProvider):
     kind = "doi"
 
     def calls(self, identifier: Identifier, config: RetrieveConfig) -> tuple[Call, ...]:
-        doi = identifier.value.strip()
-        if not DOI_RE.match(doi):
-            raise bad(identifier, "a DOI looks like 10.NNNN/suffix (write the bare DOI)")
+        try:
+            doi = validate_doi(identifier.value)
+        except IdentifierError as exc:
+            raise bad(identifier, str(exc)) from None
         url = doi_url(doi, config)
         return (
             Call(

@@ -4,18 +4,20 @@ A DOI resolves to a publisher's landing page: an abstract, a title, a download b
 usually says where the work itself is, in tags meant for indexers (Highwire Press
 ``citation_pdf_url`` — most publishers, ACL Anthology, arXiv, OpenReview —,
 ``citation_fulltext_html_url``, ``<link rel="alternate" type="application/pdf">``). This module
-finds that link with a small tag scan (no full HTML parser: the tags live in ``<head>`` and have a
-fixed shape) and judges the answer, so that a login page or a paywall notice is never mistaken for
+finds that link with the HTML5 parser extraction uses (selectolax's lexbor: a tag in a comment,
+in a ``<script>`` string or in the body is not the page's, and a quoted ``>`` ends no tag) and
+judges the answer, so that a login page or a paywall notice is never mistaken for
 the paper. It must never do I/O, never follow anything a script would compute, and never accept
 an HTML page where a PDF was promised.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from .body import mime_of, sniff
 from .http import Fetched
@@ -24,9 +26,6 @@ PDF = "pdf"
 HTML = "html"
 SCAN_BYTES = 2_000_000  # the tags sit in <head>; a huge page is not scanned to its end
 
-_TAG = re.compile(rb"<(meta|link|base)\b([^>]*)>", re.I)
-_ATTR = re.compile(r"""([^\s"'=<>/]+)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?""")
-_HEAD_END = re.compile(rb"</head\s*>", re.I)
 _PASSWORD = re.compile(rb"<input\b[^>]*\btype\s*=\s*[\"']?password\b", re.I)
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
@@ -47,14 +46,8 @@ class FulltextLink:
         return ACCEPT_PDF if self.kind == PDF else ACCEPT_HTML
 
 
-def _attrs(raw: bytes) -> dict[str, str]:
-    text = raw.decode("utf-8", "replace")
-    found: dict[str, str] = {}
-    for m in _ATTR.finditer(text):
-        name = m.group(1).lower()
-        value = next((g for g in m.group(2, 3, 4) if g is not None), "")
-        found.setdefault(name, html.unescape(value).strip())
-    return found
+def _attr(node: LexborNode, name: str) -> str:
+    return (node.attributes.get(name) or "").strip()
 
 
 def _absolute(href: str, base: str) -> str | None:
@@ -81,24 +74,20 @@ def find_link(body: bytes, page_url: str) -> FulltextLink | None:
     if the page has one, else against the page's own (final) URL. A link back to the page itself
     is no full text.
     """
-    head = body[:SCAN_BYTES]
-    end = _HEAD_END.search(head)
-    if end is not None:
-        head = head[: end.start()]
+    tree = LexborHTMLParser(body[:SCAN_BYTES].decode("utf-8", "replace"))
+    head = tree.head
+    if head is None:
+        return None
     base = page_url
+    for node in head.css("base[href]"):
+        base = _absolute(_attr(node, "href"), page_url) or page_url
+        break  # only the first <base href> counts (HTML)
     here = _absolute(page_url, page_url)
     found: dict[str, FulltextLink] = {}
-    for m in _TAG.finditer(head):
-        tag, attrs = m.group(1).lower(), _attrs(m.group(2))
-        if tag == b"base":
-            href = attrs.get("href")
-            resolved = _absolute(href, page_url) if href else None
-            if resolved and base == page_url:
-                base = resolved
-            continue
-        if tag == b"meta":
-            name = (attrs.get("name") or attrs.get("property") or "").lower()
-            target = attrs.get("content", "")
+    for node in head.css("meta, link"):
+        if node.tag == "meta":
+            name = (_attr(node, "name") or _attr(node, "property")).lower()
+            target = _attr(node, "content")
             if name == "citation_pdf_url":
                 key, kind = "citation_pdf_url", PDF
             elif name == "citation_fulltext_html_url":
@@ -106,10 +95,10 @@ def find_link(body: bytes, page_url: str) -> FulltextLink | None:
             else:
                 continue
         else:
-            rels = (attrs.get("rel") or "").lower().split()
-            if "alternate" not in rels or mime_of(attrs.get("type")) != "application/pdf":
+            rels = _attr(node, "rel").lower().split()
+            if "alternate" not in rels or mime_of(_attr(node, "type")) != "application/pdf":
                 continue
-            key, kind, target = "link rel=alternate", PDF, attrs.get("href", "")
+            key, kind, target = "link rel=alternate", PDF, _attr(node, "href")
         if key in found or not target:
             continue
         url = _absolute(target, base)

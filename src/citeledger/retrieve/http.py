@@ -18,12 +18,13 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import timezone
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 
 from citeledger.errors import RetrievalError
+from citeledger.evidence import utc_now as utc_now  # the one clock of stored times
 
 from .address import parse_ip, refusal
 from .body import BodyReader, accept_encoding, effective_content_type, human_size
@@ -32,10 +33,6 @@ from .config import RetrieveConfig
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 NO_COOKIES = DefaultCookiePolicy(allowed_domains=[])  # the shared client remembers nothing
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)

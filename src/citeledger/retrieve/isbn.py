@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from citeledger.identifiers import IdentifierError, validate_isbn
 from citeledger.model import Identifier
 
 from .config import RetrieveConfig
@@ -22,21 +23,8 @@ NO_TEXT = "no text available (ISBN gives metadata only)"
 
 
 def normalize_isbn(value: str) -> str:
-    """Digits (and a final X) of a valid ISBN-10 or ISBN-13; raises ValueError otherwise."""
-    text = re.sub(r"[\s-]", "", value.strip()).upper()
-    if text.startswith("ISBN"):
-        text = text[4:].lstrip(":")
-    if re.fullmatch(r"\d{9}[\dX]", text):
-        total = sum((10 - i) * (10 if c == "X" else int(c)) for i, c in enumerate(text))
-        if total % 11 == 0:
-            return text
-        raise ValueError(f"{value!r}: the ISBN-10 check digit is wrong")
-    if re.fullmatch(r"\d{13}", text):
-        total = sum((3 if i % 2 else 1) * int(c) for i, c in enumerate(text))
-        if total % 10 == 0:
-            return text
-        raise ValueError(f"{value!r}: the ISBN-13 check digit is wrong")
-    raise ValueError(f"{value!r} is not an ISBN-10 or ISBN-13")
+    """Digits (and a final X) of a valid ISBN: the ledger's grammar (``identifiers``)."""
+    return validate_isbn(value)
 
 
 class IsbnProvider(NetworkProvider):
@@ -46,7 +34,7 @@ class IsbnProvider(NetworkProvider):
     def calls(self, identifier: Identifier, config: RetrieveConfig) -> tuple[Call, ...]:
         try:
             isbn = normalize_isbn(identifier.value)
-        except ValueError as exc:
+        except IdentifierError as exc:
             raise bad(identifier, str(exc)) from None
         url = f"{config.isbn_base}isbn/{isbn}.json"
         return (Call(url, METADATA, "application/json", "book metadata (no text exists)"),)
