@@ -13,11 +13,26 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.errors import ExtractError
+import netserver as ns
+from citeledger.bounded import LimitExceeded, Limits, run_bounded
+from citeledger.cli import main
+from citeledger.errors import CiteledgerError, ExtractError
 from citeledger.extract import extract
 from citeledger.extract_html import MAX_DOM_DEPTH, cap_depth, decode_html, extract_html
 from citeledger.extract_pdf import MB, check_inflated_size, extract_pdf
+from citeledger.ledger import load_ledger
+from citeledger.model import Receipt
+from citeledger.receipts import analyse
+from citeledger.retrieve import RetrieveConfig
 from hostile_inputs import flate_bomb_pdf, nested_divs, pdf, zlib_bomb
+
+netserver = ns.netserver
+REPO = Path(__file__).resolve().parent.parent
+QUOTE = (
+    "An appeal against a declined subsidence claim must be received within 60 days of the date "
+    "of the decision letter."
+)
+
 
 # ------------------------------------------------------------------------------ nested HTML
 
@@ -108,3 +123,113 @@ def test_corpus_pdfs_are_under_the_cap(corpus: Path) -> None:
 def test_extract_dispatch_passes_the_bomb_to_the_cap() -> None:
     with pytest.raises(ExtractError, match="too large when decompressed"):
         extract(flate_bomb_pdf(512 << 20), "application/pdf")
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def hoard() -> bytes:
+    chunks = []
+    while True:
+        chunks.append(bytearray(50_000_000))
+
+
+def fail() -> None:
+    raise ValueError("a library's own failure")
+
+
+def test_worker_stops_a_cpu_hog_and_names_the_limit() -> None:
+    start = time.monotonic()
+    with pytest.raises(LimitExceeded, match=r"extraction exceeded 1 s of CPU"):
+        run_bounded(spin, (), Limits(cpu_seconds=1))
+    assert time.monotonic() - start < 20
+
+
+def test_worker_stops_a_memory_hog_and_names_the_limit() -> None:
+    with pytest.raises(LimitExceeded, match=r"extraction exceeded 400 MB of memory"):
+        run_bounded(hoard, (), Limits(memory_bytes=400 * MB))
+
+
+def test_worker_hands_back_a_library_failure_as_the_sources_reason() -> None:
+    with pytest.raises(ExtractError, match="ValueError: a library's own failure"):
+        run_bounded(fail, (), Limits())
+
+
+def test_worker_result_is_the_same_analysis_as_in_process() -> None:
+    body = (REPO / "examples/standing-case/publisher/claims-manual.html").read_bytes()
+    quotes = ((QUOTE, None),)
+    args = (body, "text/html", "https://example.org/m.html", 200, quotes)
+    here = analyse(*args)
+    there = run_bounded(analyse, args, Limits())
+    assert there == here
+    assert there.located[(QUOTE, None)].found
+
+
+def test_extraction_limits_are_settings_with_documented_defaults() -> None:
+    config = RetrieveConfig.load({}, env={})
+    assert config.extraction_limits == Limits(60.0, 2000 * MB, 250 * MB)
+    config = RetrieveConfig.load(
+        {"extract_cpu_seconds": 5, "max_inflated_pdf_bytes": 1000},
+        env={"CITELEDGER_EXTRACT_MEMORY_BYTES": "500000000"},
+    )
+    assert config.extraction_limits == Limits(5.0, 500 * MB, 1000)
+    with pytest.raises(CiteledgerError, match="extract_cpu_seconds"):
+        RetrieveConfig.load({"extract_cpu_seconds": 0}, env={})
+    with pytest.raises(CiteledgerError, match="extract_cpu_secnods"):
+        RetrieveConfig.load({"extract_cpu_secnods": 5}, env={})
+
+
+def _verify_one(tmp_path: Path, url: str, settings: str) -> Receipt:
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  s:\n    url: {url}\n    quotes:\n      - text: '{QUOTE}'\n", encoding="utf-8"
+    )
+    config = tmp_path / "settings.yaml"
+    config.write_text(settings, encoding="utf-8")
+    args = ["verify", "--ledger", str(ledger), "--yes", "--allow-private", "--config", str(config)]
+    assert main(args) in (0, 1)
+    receipt = load_ledger(str(ledger)).sources["s"].quotes[0].latest
+    assert receipt is not None
+    return receipt
+
+
+def test_verify_checks_a_page_through_the_worker(tmp_path: Path, netserver: ns.NetServer) -> None:
+    netserver.static(
+        "/m.html", (REPO / "examples/standing-case/publisher/claims-manual.html").read_bytes()
+    )
+    receipt = _verify_one(tmp_path, netserver.url("/m.html"), "fetch_metadata: false\n")
+    assert receipt.outcome == "found"
+
+
+def test_verify_marks_a_source_over_the_cpu_limit_unretrievable(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    netserver.static("/deep.html", nested_divs(400_000, QUOTE), content_type="text/html")
+    receipt = _verify_one(tmp_path, netserver.url("/deep.html"), "extract_cpu_seconds: 1\n")
+    assert receipt.outcome == "unretrievable"
+    assert receipt.reason is not None and "extraction exceeded 1 s of CPU" in receipt.reason
+
+
+def test_verify_marks_a_pdf_bomb_over_the_memory_limit_unretrievable(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """With the stream cap lifted, the worker's memory limit still stops the bomb."""
+    netserver.static("/bomb.pdf", flate_bomb_pdf(1 << 30), content_type="application/pdf")
+    settings = "max_inflated_pdf_bytes: 100000000000\nextract_memory_bytes: 600000000\n"
+    receipt = _verify_one(tmp_path, netserver.url("/bomb.pdf"), settings)
+    assert receipt.outcome == "unretrievable"
+    assert receipt.reason is not None and "600 MB of memory" in receipt.reason
+
+
+def test_verify_refuses_a_pdf_bomb_at_the_stream_cap(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    netserver.static("/bomb.pdf", flate_bomb_pdf(1 << 30), content_type="application/pdf")
+    receipt = _verify_one(tmp_path, netserver.url("/bomb.pdf"), "fetch_metadata: false\n")
+    assert receipt.outcome == "unretrievable"
+    assert receipt.reason is not None and "too large when decompressed (> 250 MB)" in receipt.reason

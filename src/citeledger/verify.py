@@ -142,12 +142,15 @@ def execute(
         out.write("citeledger: nothing was sent\n")
         return 1
     store = EvidenceStore(led.evidence_dir)
+    limits = config.extraction_limits
     tally = Tally()
     with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
 
         def on_done(outcome: Any) -> None:
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
-            cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
+            cap = None
+            if outcome.retrieval is not None:  # extracted and located in a limited worker
+                cap = capture(outcome.retrieval, store, groups[outcome.request.key], limits)
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
                 _write(ledger_path, source, receipts)
