@@ -233,3 +233,9 @@ def test_verify_refuses_a_pdf_bomb_at_the_stream_cap(
     receipt = _verify_one(tmp_path, netserver.url("/bomb.pdf"), "fetch_metadata: false\n")
     assert receipt.outcome == "unretrievable"
     assert receipt.reason is not None and "too large when decompressed (> 250 MB)" in receipt.reason
+
+
+def test_self_closed_svg_elements_do_not_count_as_nesting() -> None:
+    icons = ("<svg>" + '<path d="M0 0"/>' * 300 + "</svg>") * 3
+    page = f"<body>{icons}<p>words</p></body>"
+    assert cap_depth(page) is page

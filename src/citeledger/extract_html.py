@@ -136,9 +136,9 @@ def cap_depth(html: str, limit: int = MAX_DOM_DEPTH) -> str:
     """``html`` with no element nested more than ``limit`` deep, as Chromium's parser caps it.
 
     At the limit, a new start tag first closes the innermost open element (whose own end tag,
-    when it comes, is then dropped). Counted approximately — void elements and those with
-    optional end tags are not counted, so the count errs low — and a page that never reaches
-    the limit is returned unchanged, character for character.
+    when it comes, is then dropped). Counted approximately — void and self-closed elements and
+    those with optional end tags are not counted, so the count errs low — and a page that never
+    reaches the limit is returned unchanged, character for character.
     """
     if html.count("<") <= limit:
         return html
@@ -174,8 +174,8 @@ def cap_depth(html: str, limit: int = MAX_DOM_DEPTH) -> str:
             continue
         if name == "plaintext":
             break
-        if name in _VOID_TAGS or name in _OPTIONAL_END_TAGS:
-            continue
+        if name in _VOID_TAGS or name in _OPTIONAL_END_TAGS or m.group(3).endswith("/"):
+            continue  # never nests (``<path/>`` in SVG), or is closed by what follows
         if len(stack) >= limit:
             top = stack.pop()
             open_count[top] -= 1
