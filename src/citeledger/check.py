@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from citeledger.confine import confine
+from citeledger.deep import loads as deep_loads
+from citeledger.deep import run_deep
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 from citeledger.judge import Judge
@@ -59,7 +61,7 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["pandoc failed"]
         raise CiteledgerError(f"pandoc could not read it: {msg[0]}", file=doc)
-    result: dict[str, Any] = json.loads(proc.stdout)
+    result: dict[str, Any] = deep_loads(proc.stdout, file=doc)
     return result
 
 
@@ -89,7 +91,12 @@ def ledger_for(
     return str(base / "citeledger.yaml")
 
 
-def run_check(
+def run_check(docs: Sequence[str], **options: Any) -> int:
+    """``check``, in a thread whose stack fits any document pandoc reads (``deep``)."""
+    return run_deep(lambda: _run_check(docs, **options))
+
+
+def _run_check(
     docs: Sequence[str],
     *,
     ledger: str | None = None,

@@ -24,7 +24,7 @@ from pathlib import Path
 from . import model
 from .errors import ExtractError
 from .extract_html import HtmlExtracted, extract_html, no_work_reason
-from .extract_pdf import extract_pdf
+from .extract_pdf import MAX_INFLATED_BYTES, extract_pdf
 from .extract_text import extract_text, looks_binary
 from .sniff import is_pdf as _is_pdf
 from .sniff import looks_html as _looks_html
@@ -101,14 +101,20 @@ def detect_kind(body: bytes, content_type: str | None = None, name: str | None =
 
 
 def extract(
-    body: bytes, content_type: str | None = None, name: str | None = None
+    body: bytes,
+    content_type: str | None = None,
+    name: str | None = None,
+    *,
+    max_inflated: int = MAX_INFLATED_BYTES,
 ) -> model.Extracted:
-    """The text of the work in ``body``; ``ExtractError(reason)`` when there is none."""
+    """The text of the work in ``body``; ``ExtractError(reason)`` when there is none.
+
+    ``max_inflated`` caps what a PDF's streams may decompress to (``extract_pdf``)."""
     if not body or not body.strip():
         raise ExtractError("empty body")
     kind = detect_kind(body, content_type, name)
     if kind == "pdf":
-        return extract_pdf(body)
+        return extract_pdf(body, max_inflated)
     if kind == "html":
         return extract_html(body, content_type)
     return extract_text(body, content_type)

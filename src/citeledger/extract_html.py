@@ -102,6 +102,95 @@ def decode_html(body: bytes, content_type: str | None) -> tuple[str, str]:
     return decode(body, declared)
 
 
+# ---------------------------------------------------------------------------------- depth bound
+
+MAX_DOM_DEPTH = 256
+"""Open elements beyond which a new one replaces the innermost instead of nesting in it.
+
+lexbor, like any HTML5 tree builder, scans the stack of open elements for most start tags, so
+a page of n nested ``<div>``s costs n² (100,000 took 96 s). Chromium caps its parser's tree at
+512 and attaches deeper elements beside the 512th; :func:`cap_depth` does the same before
+parsing, at half that depth (each start tag still scans up to the cap), so a page's cost is
+linear in its size. No corpus page nests even 64 deep by this count. Text and block boundaries
+stay: a ``<div>`` opened beside the innermost one still starts a line.
+"""
+
+_VOID_TAGS = _tags(
+    "area base br col embed hr img input link meta param source track wbr keygen frame basefont "
+    "bgsound image"
+)
+# Elements whose end tag may be left out: never counted, so that a page of unclosed <p> or <li>
+# (every one closed by the next) never looks deep.
+_OPTIONAL_END_TAGS = _tags(
+    "p li dt dd rt rp rb rtc optgroup option tr td th thead tbody tfoot colgroup caption html "
+    "head body"
+)
+_RAW_TEXT_TAGS = _tags("script style textarea title xmp iframe noembed noframes noscript")
+_MARKUP = re.compile(
+    r"<!--.*?(?:-->|\Z)|<[!?][^>]*>?|<(/?)([A-Za-z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
+    re.S,
+)
+
+
+def cap_depth(html: str, limit: int = MAX_DOM_DEPTH) -> str:
+    """``html`` with no element nested more than ``limit`` deep, as Chromium's parser caps it.
+
+    At the limit, a new start tag first closes the innermost open element (whose own end tag,
+    when it comes, is then dropped). Counted approximately — void and self-closed elements and
+    those with optional end tags are not counted, so the count errs low — and a page that never
+    reaches the limit is returned unchanged, character for character.
+    """
+    if html.count("<") <= limit:
+        return html
+    stack: list[str] = []
+    open_count: dict[str, int] = {}
+    closed_early: dict[str, int] = {}
+    out: list[str] = []
+    kept = 0  # html[kept:] is not yet in out
+    pos = 0
+    while True:
+        m = _MARKUP.search(html, pos)
+        if m is None:
+            break
+        pos = m.end()
+        name = (m.group(2) or "").lower()
+        if not name:
+            continue  # a comment, doctype or processing instruction
+        if m.group(1):  # an end tag
+            if open_count.get(name):
+                while stack:
+                    top = stack.pop()
+                    open_count[top] -= 1
+                    if top == name:
+                        break
+            elif closed_early.get(name):
+                closed_early[name] -= 1
+                out.append(html[kept : m.start()])
+                kept = m.end()
+            continue
+        if name in _RAW_TEXT_TAGS:
+            end = re.compile(rf"</{re.escape(name)}[\s/>]", re.I).search(html, pos)
+            pos = end.start() if end else len(html)
+            continue
+        if name == "plaintext":
+            break
+        if name in _VOID_TAGS or name in _OPTIONAL_END_TAGS or m.group(3).endswith("/"):
+            continue  # never nests (``<path/>`` in SVG), or is closed by what follows
+        if len(stack) >= limit:
+            top = stack.pop()
+            open_count[top] -= 1
+            closed_early[top] = closed_early.get(top, 0) + 1
+            out.append(html[kept : m.start()])
+            out.append(f"</{top}>")
+            kept = m.start()
+        stack.append(name)
+        open_count[name] = open_count.get(name, 0) + 1
+    if not out:
+        return html
+    out.append(html[kept:])
+    return "".join(out)
+
+
 # --------------------------------------------------------------------------------- text builder
 
 
@@ -354,7 +443,7 @@ def extract_html(body: bytes, content_type: str | None = None) -> HtmlExtracted:
     text, codec = decode_html(body, content_type)
     if not text.strip():
         raise ExtractError("empty HTML page")
-    tree = LexborHTMLParser(text, scripting=True)
+    tree = LexborHTMLParser(cap_depth(text), scripting=True)
     title = page_title(tree)
     revised = last_revised(tree)
     signals = _signals(tree)

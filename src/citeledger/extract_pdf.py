@@ -39,6 +39,11 @@ control characters (glyphs the file maps to no character) → U+FFFD, and each p
 Ligatures are what the library gives (PDFium: letters; pypdf keeps U+FB01 etc.), and words
 hyphenated at a line end stay hyphenated: folding both is the locator's normalisation.
 
+Before either library sees the bytes, :func:`check_inflated_size` inflates every Flate stream
+that is not an image, discarding the output, and refuses a file whose streams would grow past
+``max_inflated`` bytes: PDFium holds a decompressed stream whole, so a 1 MB file holding a 1 GB
+stream took 2.15 GB. Images are not counted (text extraction never decodes them).
+
 Never does network or file I/O; PDFium is not thread-safe, so calls are serialised by a lock.
 """
 
@@ -48,6 +53,7 @@ import io
 import logging
 import re
 import threading
+import zlib
 from collections.abc import Sequence
 
 from . import model
@@ -63,7 +69,16 @@ SCANNED_REASON = "no text layer (scanned PDF?)"
 # number or a stamp): a real page of prose has hundreds.
 MIN_PAGE_CHARS = 20
 
+MB = 1_000_000
+MAX_INFLATED_BYTES = 250 * MB
+"""Default cap on the inflated size of a PDF's streams, images left out: 2.5 times the HTTP
+decompression cap, as a PDF's content streams legitimately run to 50-100 kB a page."""
+
 _LOCK = threading.Lock()
+_STREAM = re.compile(rb"(?<!end)stream\r?\n")
+_FLATE = re.compile(rb"/(?:FlateDecode|Fl)\b")
+_IMAGE = re.compile(rb"/Subtype\s*/Image\b")
+_PIECE = 1 << 20
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _EOL_SPACE = re.compile(r"[ \t]+\n")
 _ALNUM = re.compile(r"\w", re.UNICODE)
@@ -168,7 +183,56 @@ def _raw_pages(body: bytes) -> tuple[list[str], str, str]:
     return pages, PYPDF_EXTRACTOR, f"{PDF_RULES_VERSION}+pypdf-{_version('pypdf')}"
 
 
-def extract_pdf(body: bytes) -> model.Extracted:
+def _inflated(data: memoryview, layers: int, budget: int) -> int:
+    """Bytes ``data`` inflates to through ``layers`` Flate filters, counting stops past
+    ``budget``; a layer that is not valid zlib ends the count where it fails."""
+    decoders = [zlib.decompressobj() for _ in range(layers)]
+    total = 0
+
+    def through(level: int, chunk: bytes) -> None:
+        nonlocal total
+        d = decoders[level]
+        while chunk and not d.eof and total <= budget:
+            out = d.decompress(chunk, _PIECE)
+            chunk = d.unconsumed_tail
+            if level + 1 < len(decoders):
+                through(level + 1, out)
+            else:
+                total += len(out)
+
+    try:
+        for i in range(0, len(data), _PIECE):
+            if decoders[0].eof or total > budget:
+                break
+            through(0, bytes(data[i : i + _PIECE]))
+    except zlib.error:
+        pass
+    return total
+
+
+def check_inflated_size(body: bytes, max_inflated: int = MAX_INFLATED_BYTES) -> None:
+    """Refuse a PDF whose non-image Flate streams inflate past ``max_inflated`` bytes."""
+    view = memoryview(body)
+    total = 0
+    for m in _STREAM.finditer(body):
+        head_from = body.rfind(b"obj", max(0, m.start() - 8192), m.start())
+        head = body[max(head_from, m.start() - 8192) : m.start()]
+        layers = len(_FLATE.findall(head))
+        if not layers or _IMAGE.search(head):
+            continue
+        end = body.find(b"endstream", m.end())
+        total += _inflated(
+            view[m.end() : end if end >= 0 else len(body)], min(layers, 4), max_inflated - total
+        )
+        if total > max_inflated:
+            raise ExtractError(
+                f"PDF streams too large when decompressed (> {max_inflated // MB} MB)",
+                fix="raise max_inflated_pdf_bytes in the retrieval settings if the file is genuine",
+            )
+
+
+def extract_pdf(body: bytes, max_inflated: int = MAX_INFLATED_BYTES) -> model.Extracted:
+    check_inflated_size(body, max_inflated)
     raw, extractor, version = _raw_pages(body)
     if not raw:
         raise ExtractError("PDF has no pages")

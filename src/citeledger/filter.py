@@ -71,6 +71,8 @@ from urllib.parse import quote
 
 from citeledger.citations import resolve, scan_document, strip_selector
 from citeledger.confine import confine
+from citeledger.deep import loads as deep_loads
+from citeledger.deep import run_deep
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Ledger, State
@@ -425,8 +427,23 @@ def main(
         out.write(raw)
         out.flush()
         return 0
+    try:  # the whole job, in a thread whose stack fits any document pandoc reads
+        return run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ))
+    except CiteledgerError as exc:
+        err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
+        return 2
+
+
+def _filter(
+    raw: bytes,
+    fmt: str,
+    out: IO[bytes],
+    err: IO[str],
+    judge_factory: JudgeFactory | None,
+    environ: Mapping[str, str] | None,
+) -> int:
     try:
-        doc = json.loads(raw)
+        doc = deep_loads(raw)
     except ValueError as exc:
         err.write(visible(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})") + "\n")
         return 2

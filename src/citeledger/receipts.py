@@ -8,14 +8,14 @@ the located span — never the writer's typing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from citeledger import __version__
 from citeledger.errors import ExtractError
 from citeledger.evidence import EvidenceStore, StoredEvidence, sha256_hex, utc_now
-from citeledger.model import Extracted, Quote, Receipt, Retrieval, Source
+from citeledger.model import Extracted, LocateResult, Quote, Receipt, Retrieval, Source
 from citeledger.registry_answer import metadata_mismatch as _mismatch
 from citeledger.registry_answer import retraction_of
 
@@ -66,37 +66,107 @@ def _metadata_fields(source: Source, metadata: Mapping[str, Any] | None) -> dict
 
 
 @dataclass(frozen=True)
+class Analysis:
+    """What extraction and locating made of one body: all a worker process hands back."""
+
+    extracted: Extracted | None
+    reason: str | None  # why there is no text of the work, when there is none
+    located: Mapping[tuple[str, int | None], LocateResult] = field(default_factory=dict)
+
+
+def quote_hint(quote: Quote) -> int | None:
+    """Where the quote was last found: the locator looks there first."""
+    return quote.last_found.char_start if quote.last_found else None
+
+
+def analyse(
+    body: bytes,
+    content_type: str | None,
+    url: str | None,
+    status: int | None,
+    quotes: Sequence[tuple[str, int | None]] = (),
+    max_inflated: int | None = None,
+) -> Analysis:
+    """Extract the text of the work and locate each (quote, hint) in it. Pure: a worker runs it."""
+    from citeledger.extract import extract, no_work_reason
+    from citeledger.locate import locate_prepared, prepare
+
+    extracted: Extracted | None = None
+    reason: str | None = None
+    try:
+        extra = {} if max_inflated is None else {"max_inflated": max_inflated}
+        extracted = extract(body, content_type, url, **extra)
+    except ExtractError as exc:
+        reason = f"no text of the work: {exc.message}"
+    if extracted is not None:
+        reason = no_work_reason(extracted, status)
+    located: dict[tuple[str, int | None], LocateResult] = {}
+    if extracted is not None and reason is None and quotes:
+        prepared = prepare(extracted.text)
+        for text, hint in quotes:
+            located[(text, hint)] = locate_prepared(
+                prepared, text, page_starts=extracted.page_starts, hint=hint
+            )
+    return Analysis(extracted, reason, located)
+
+
+@dataclass(frozen=True)
 class Capture:
     """One retrieval, extracted and stored once, however many sources share its identifier."""
 
     retrieval: Retrieval
     stored: StoredEvidence
     extracted: Extracted | None
-    prepared: Any  # locate.Prepared: the text normalised once for every quote
+    prepared: Any  # locate.Prepared: the text normalised once for every quote, or None
     reason: str | None  # why there is no text of the work, when there is none
+    located: Mapping[tuple[str, int | None], LocateResult] = field(default_factory=dict)
+
+    def locate(self, prepared: Any, quote: str, *, page_starts: Any, hint: int | None) -> Any:
+        """The worker's result for this quote; located here only for a quote it was not given."""
+        found = self.located.get((quote, hint))
+        if found is not None:
+            return found
+        from citeledger.locate import locate_prepared, prepare
+
+        assert self.extracted is not None
+        if prepared is None:
+            prepared = prepare(self.extracted.text)
+        return locate_prepared(prepared, quote, page_starts=page_starts, hint=hint)
 
 
-def capture(retrieval: Retrieval, store: EvidenceStore) -> Capture:
-    """Extract the text of the work and store the evidence (body, text, extractor)."""
-    from citeledger.extract import extract, no_work_reason
+def capture(
+    retrieval: Retrieval,
+    store: EvidenceStore,
+    sources: Sequence[Source] = (),
+    limits: Any = None,
+) -> Capture:
+    """Extract the text of the work, locate the quotes of ``sources`` and store the evidence.
+
+    With ``limits`` (``bounded.Limits``) extraction and locating run in a worker process under
+    them, and a source over a limit has no text of the work, the limit named as the reason.
+    """
     from citeledger.locate import prepare
 
-    extracted: Extracted | None = None
-    reason: str | None = None
-    try:
-        extracted = extract(retrieval.body, retrieval.content_type, retrieval.url)
-    except ExtractError as exc:
-        reason = f"no text of the work: {exc.message}"
-    if extracted is not None:
-        reason = no_work_reason(extracted, retrieval.status)
-    stored = store.put(retrieval, extracted)
-    if extracted is not None and stored.text_sha256 is not None:
+    args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
+    if limits is None:
+        work = analyse(*args)
+        prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
+    else:
+        from citeledger.bounded import run_bounded
+
+        quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
+        try:
+            work = run_bounded(analyse, (*args, quotes, limits.max_inflated_bytes), limits)
+        except ExtractError as exc:
+            work = Analysis(None, exc.message)
+        prepared = None
+    stored = store.put(retrieval, work.extracted)
+    if work.extracted is not None and stored.text_sha256 is not None:
         from citeledger.derivation import remember
 
-        made_by = f"{extracted.extractor} {extracted.extractor_version}"
+        made_by = f"{work.extracted.extractor} {work.extracted.extractor_version}"
         remember(stored.body_sha256, made_by, stored.text_sha256)
-    prepared = prepare(extracted.text) if extracted is not None and reason is None else None
-    return Capture(retrieval, stored, extracted, prepared, reason)
+    return Capture(retrieval, stored, work.extracted, prepared, work.reason, work.located)
 
 
 def receipts_for_retrieval(
@@ -122,8 +192,6 @@ def receipts_for_capture(
     ``fulltext_error`` says the capture is a DOI's landing page, not the work: a quote missing
     from it is then ``unretrievable`` (we never had the text), not ``not-found``.
     """
-    from citeledger.locate import locate_prepared
-
     retrieval, stored, extracted = cap.retrieval, cap.stored, cap.extracted
     # A local file is named as the ledger names it: an absolute file:// path would publish the
     # writer's folder layout in a shared ledger and break when the project moves.
@@ -162,7 +230,7 @@ def receipts_for_capture(
     base["text_sha256"] = stored.text_sha256
     base["last_revised"] = extracted.last_revised
     return [
-        (i, _quote_receipt(q, extracted, cap.prepared, base, locate_prepared))
+        (i, _quote_receipt(q, extracted, cap.prepared, base, cap.locate))
         for i, q in enumerate(source.quotes)
     ]
 
@@ -170,7 +238,7 @@ def receipts_for_capture(
 def _quote_receipt(
     quote: Quote, extracted: Extracted, prepared: Any, base: Mapping[str, Any], locate_prepared: Any
 ) -> Receipt:
-    hint = quote.last_found.char_start if quote.last_found else None
+    hint = quote_hint(quote)
     result = locate_prepared(prepared, quote.text, page_starts=extracted.page_starts, hint=hint)
     writer_sha = sha256_hex(quote.text)
     not_found = not result.found or result.char_start is None or result.char_end is None

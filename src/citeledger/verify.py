@@ -163,13 +163,16 @@ def execute(
     from citeledger.signing import load_signer
 
     signer = load_signer()
+    limits = config.extraction_limits
     tally = Tally()
     heads: list[str] = []
     with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
 
         def on_done(outcome: Any) -> None:
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
-            cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
+            cap = None
+            if outcome.retrieval is not None:  # extracted and located in a limited worker
+                cap = capture(outcome.retrieval, store, groups[outcome.request.key], limits)
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
                 digests = history_entries(led.evidence_dir, source.key, [r for _, r in receipts])

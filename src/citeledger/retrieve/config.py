@@ -19,7 +19,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from citeledger import __version__
+from citeledger.bounded import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, Limits
 from citeledger.errors import CiteledgerError
+from citeledger.extract_pdf import MAX_INFLATED_BYTES
 
 MB = 1_000_000
 
@@ -62,6 +64,18 @@ class RetrieveConfig:
     ca_bundle: str | None = None  # extra trust anchors (PEM file), e.g. a corporate TLS proxy
     host_intervals: Mapping[str, float] = field(default_factory=_default_intervals)
     """Least seconds between requests to a host (arXiv's API asks for one every 3 s)."""
+    # Extraction and locating of one source, in a worker process (``citeledger.bounded``):
+    extract_cpu_seconds: float = DEFAULT_CPU_SECONDS  # 60 s
+    extract_memory_bytes: int = DEFAULT_MEMORY_BYTES  # 2000 MB of address space
+    max_inflated_pdf_bytes: int = MAX_INFLATED_BYTES  # 250 MB: a PDF's streams, images aside
+
+    @property
+    def extraction_limits(self) -> Limits:
+        return Limits(
+            cpu_seconds=self.extract_cpu_seconds,
+            memory_bytes=self.extract_memory_bytes,
+            max_inflated_bytes=self.max_inflated_pdf_bytes,
+        )
 
     def __post_init__(self) -> None:
         for name in ("doi_base", "arxiv_base", "arxiv_api_base", "isbn_base"):
@@ -80,9 +94,13 @@ class RetrieveConfig:
             "max_attempts",
             "concurrency",
             "per_host_concurrency",
+            "extract_memory_bytes",
+            "max_inflated_pdf_bytes",
         ):
             if getattr(self, name) < 1:
                 raise CiteledgerError(f"retrieve setting {name} must be at least 1")
+        if self.extract_cpu_seconds <= 0:
+            raise CiteledgerError("retrieve setting extract_cpu_seconds must be more than 0")
         if self.max_redirects < 0:
             raise CiteledgerError("retrieve setting max_redirects must not be negative")
 
@@ -146,6 +164,9 @@ _SETTINGS: dict[str, type] = {
     "allow_private": bool,
     "fetch_metadata": bool,
     "ca_bundle": str,
+    "extract_cpu_seconds": _FLOAT,
+    "extract_memory_bytes": int,
+    "max_inflated_pdf_bytes": int,
 }
 
 ENV_VARS: Mapping[str, str] = {f"CITELEDGER_{name.upper()}": name for name in _SETTINGS}
