@@ -70,6 +70,7 @@ from citeledger.yamlnodes import (
     scalar_ids,
     scalar_text,
     scalar_value,
+    shared_on_path,
     splice,
     tag_of,
     to_python,
@@ -91,6 +92,7 @@ __all__ = [
     "lock_path",
     "receipt_from_mapping",
     "receipt_to_dict",
+    "refuse_shared_quotes",
     "set_disputed",
     "set_withdrawn",
 ]
@@ -1441,6 +1443,7 @@ def append_receipts(
             assert q is not None
             quote = snode.value[q][1].value[quote_index]
             qpath = (*spath, q, quote_index)
+            _refuse_shared(txn.text, txn.node, qpath, key, quote_index, txn.path)
             r = _pair_index(quote, "receipts") if isinstance(quote, MappingNode) else None
             if r is not None and not _is_null(quote.value[r][1]):
                 appends.append(Append((*qpath, r), items=tuple(receipts)))
@@ -1465,6 +1468,49 @@ def append_receipts(
         out.append(now[len(now) - len(groups[group]) + taken.get(group, 0)])
         taken[group] = taken.get(group, 0) + 1
     return out
+
+
+def _refuse_shared(
+    text: str, root: Node | None, qpath: tuple[int, ...], key: str, index: int, file: str
+) -> None:
+    """A receipt written into a quote shared through an alias would belong to two sources."""
+    shared = shared_on_path(text, root, qpath) if root is not None else None
+    if shared is None:
+        return
+    anchor = f"&{shared.name}" if shared.name else "an anchor"
+    alias = f"*{shared.name}" if shared.name else "an alias"
+    raise LedgerError(
+        f"quote {index + 1} of source '{key}' is shared through {alias} with {anchor} at line "
+        f"{shared.anchor_line}: a receipt written there would belong to every source that "
+        "shares it",
+        file=file,
+        line=shared.alias_line,
+        fix=f"write the quote out in full here instead of {alias}; nothing was written",
+    )
+
+
+def refuse_shared_quotes(path: str | os.PathLike[str], keys: Iterable[str]) -> None:
+    """Before a run that writes receipts: refuse a quote of ``keys`` that an alias shares."""
+    name = os.fspath(path)
+    data = _read_bytes(name)
+    if data is None:
+        return
+    text = _decode(data, name)
+    if "*" not in text:  # no alias at all: nothing is shared
+        return
+    wanted = set(keys)
+    ledger, root = _parse(text, name, os.path.dirname(os.path.abspath(name)), keep_nodes=True)
+    assert isinstance(root, MappingNode)  # a valid ledger is a mapping with 'sources:'
+    top = next(i for i, (k, _) in enumerate(root.value) if k.value == "sources")
+    sources = root.value[top][1]
+    if not isinstance(sources, MappingNode):
+        return
+    for i, (key_node, snode) in enumerate(sources.value):
+        q = _pair_index(snode, "quotes") if isinstance(snode, MappingNode) else None
+        if key_node.value not in wanted or q is None:
+            continue
+        for n in range(len(ledger.sources[key_node.value].quotes)):
+            _refuse_shared(text, root, (top, i, q, n), key_node.value, n, name)
 
 
 def append_receipt(
