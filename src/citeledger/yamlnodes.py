@@ -316,7 +316,7 @@ def _to_python(node: Node, file: str, where: str, budget: list[int], depth: int)
 
 @dataclass(frozen=True)
 class Shared:
-    """A node reached through an alias: ``&name`` at ``anchor_line``, ``*name`` at ``alias_line``."""
+    """A node reached through an alias: ``&name`` at one line, ``*name`` at another."""
 
     name: str
     anchor_line: int
