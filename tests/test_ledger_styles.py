@@ -282,6 +282,12 @@ def strip_lines(value: Any) -> Any:
         "sources: {a: {url: 'https://example.org/a', quotes: [{text: hi, receipts: []}]}}\n",
         "sources:\n  a:\n    url: https://example.org/a\n    quotes:\n"
         "      - text: |+\n          kept\n\n\n      - text: two\n",
+        # an anchored, indentless receipts list: its mark is the anchor's, not the dash's
+        "sources:\n  a:\n    url: https://example.org/a\n    quotes:\n      - text: one\n"
+        "        receipts: &r\n        - {outcome: found, identifier: x, tool: t,\n"
+        "           retrieved_at: '2024-05-01T10:00:00Z', writer_quote_sha256: '"
+        + "0" * 64
+        + "'}\n",
     ],
 )
 def test_the_styles_of_finding_15_survive_a_receipt(tmp_path: Path, ledger: str) -> None:
@@ -325,6 +331,6 @@ def test_a_quote_shared_through_an_alias_is_refused_with_its_line(tmp_path: Path
     with pytest.raises(LedgerError) as err:
         append_receipts(path, [("c", 0, r)])
     assert err.value.line == 9
-    assert "*qa" in err.value.message and "line 5" in err.value.message
+    assert "*qa" in err.value.message and "line 5 (&qa)" in err.value.message
     assert "write the quote out" in (err.value.fix or "")
     assert path.read_text("utf-8") == ledger

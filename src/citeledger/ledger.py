@@ -35,8 +35,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from citeledger.atomic import failure_fix
 from citeledger.errors import LedgerError
 from citeledger.identifiers import IdentifierError, validate_identifier
+from citeledger.inputs import file_kind
 from citeledger.model import (
     IDENTIFIER_KINDS,
     Identifier,
@@ -317,16 +319,17 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _read_bytes(name: str) -> bytes | None:
+    kind = file_kind(name)
+    if kind not in (None, "missing") and not kind.startswith("unreadable"):
+        raise LedgerError(
+            f"the ledger path is {kind}, not a file",
+            file=name,
+            fix="pass the ledger file itself, e.g. --ledger citeledger.yaml",
+        )
     try:
         return Path(name).read_bytes()
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise LedgerError(
-            "the ledger path is a folder, not a file",
-            file=name,
-            fix="pass the ledger file itself, e.g. --ledger citeledger.yaml",
-        ) from None
     except OSError as e:
         raise LedgerError(
             f"cannot read the ledger: {e.strerror or e}",
@@ -1233,7 +1236,7 @@ def _commit(txn: _Txn) -> Ledger:
         raise LedgerError(
             f"cannot write the ledger: {e.strerror or e}",
             file=txn.path,
-            fix="check the folder's permissions and free space; the ledger is unchanged",
+            fix=f"{failure_fix(e)}; the ledger is unchanged",
         ) from None
     except BaseException:
         with suppress(OSError):
@@ -1480,12 +1483,13 @@ def _refuse_shared(
     anchor = f"&{shared.name}" if shared.name else "an anchor"
     alias = f"*{shared.name}" if shared.name else "an alias"
     raise LedgerError(
-        f"quote {index + 1} of source '{key}' is shared through {alias} with {anchor} at line "
-        f"{shared.anchor_line}: a receipt written there would belong to every source that "
-        "shares it",
+        f"quote {index + 1} of source '{key}' is the quote at line {shared.anchor_line} "
+        f"({anchor}), shared through {alias}: its receipts would appear under every source "
+        "that shares it",
         file=file,
         line=shared.alias_line,
-        fix=f"write the quote out in full here instead of {alias}; nothing was written",
+        fix=f"write the quote out in full instead of {alias}, then run the command again; "
+        "nothing was written",
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
+from citeledger.atomic import remove_stale_temps
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, append_history
 from citeledger.model import Ledger, Receipt, Source
@@ -63,17 +64,7 @@ def select_sources(ledger: Ledger, only: Sequence[str]) -> list[Source]:
 def load_config(config_path: str | None, allow_private: bool) -> Any:
     from citeledger.retrieve import RetrieveConfig
 
-    mapping: dict[str, Any] = {}
-    if config_path:
-        import yaml
-
-        try:
-            mapping = yaml.safe_load(Path(config_path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise CiteledgerError(
-                f"cannot read the retrieval settings: {exc}", file=config_path
-            ) from None
-    return RetrieveConfig.load(mapping, allow_private=allow_private or None)
+    return RetrieveConfig.from_file(config_path, allow_private=allow_private or None)
 
 
 def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
@@ -128,6 +119,7 @@ def execute(
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
+    ledger_mod.refuse_shared_quotes(ledger_path, [s.key for s in sources])  # before any request
     config = load_config(config_path, allow_private)
     # One request per identifier: two sources citing the same page share one retrieval.
     groups: dict[str, list[Source]] = {}
@@ -179,6 +171,8 @@ def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
             out.write(f"citeledger: another verify or recheck is running here; {verb} waits\n")
             out.flush()
             fcntl.flock(fh, fcntl.LOCK_EX)
+        # Holding the run lock, no other verify writes here: a temp file is a killed run's.
+        remove_stale_temps(folder, older_than=0)
         try:
             yield
         finally:

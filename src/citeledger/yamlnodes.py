@@ -488,7 +488,7 @@ def splice(text: str, root: Node | None, appends: Sequence[Append], style: Style
             block = _render_under(key.start_mark.column, append, style)
         else:
             pos = _line_after(text, _content_end(text, node))
-            block = _render_append(node, append, style)
+            block = _render_append(text, node, append, style)
         if pos == len(text) and text and not text.endswith("\n"):
             block = "\n" + block
         edits.append((pos, pos, depth, block.replace("\n", newline)))
@@ -624,7 +624,7 @@ def _render_under(column: int, append: Append, style: Style) -> str:
     return _render_items(append.items, dash, dash + style.dash_width, style)
 
 
-def _render_append(node: Node, append: Append, style: Style) -> str:
+def _render_append(text: str, node: Node, append: Append, style: Style) -> str:
     if append.pairs:
         if not isinstance(node, MappingNode) or node.flow_style or not node.value:
             raise NotSpliceable("mapping is empty or in flow style")
@@ -634,14 +634,25 @@ def _render_append(node: Node, append: Append, style: Style) -> str:
     if append.items:
         if not isinstance(node, SequenceNode) or node.flow_style or not node.value:
             raise NotSpliceable("sequence is empty or in flow style")
-        dash = node.start_mark.column
         first = node.value[0]
-        if first.start_mark.line == node.start_mark.line:
+        at = _dash_before(text, first)  # not the sequence's mark: that is its &anchor's
+        dash = at - (text.rfind("\n", 0, at) + 1)
+        if "\n" not in text[at : first.start_mark.index]:
             content = first.start_mark.column
         else:
             content = dash + style.dash_width
         return _render_items(append.items, dash, content, style)
     raise NotSpliceable("nothing to append")
+
+
+def _dash_before(text: str, item: Node) -> int:
+    """The index of the ``-`` that introduces a block sequence's item."""
+    i = int(item.start_mark.index) - 1
+    while i >= 0 and text[i] in " \t\r\n":
+        i -= 1
+    if i < 0 or text[i] != "-":
+        raise NotSpliceable("a block sequence item without its dash")
+    return i
 
 
 def _render_items(items: Sequence[Any], dash: int, content: int, style: Style) -> str:
