@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
+from citeledger import leftovers
 from citeledger.atomic import remove_stale_temps
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, append_history
@@ -139,13 +140,18 @@ def execute(
 
         def on_done(outcome: Any) -> None:
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
-            cap = capture(outcome.retrieval, store) if outcome.retrieval is not None else None
+            cap, digest = None, None
+            if outcome.retrieval is not None:  # noted first: a kill before the receipts is undone
+                digest = leftovers.note(Path(led.evidence_dir), ledger_path, outcome.retrieval.body)
+                cap = capture(outcome.retrieval, store)
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
                 _write(ledger_path, source, receipts)
                 append_history(led.evidence_dir, source.key, [r for _, r in receipts])
                 tally.add(host, [r for _, r in receipts])
                 progress.line(f"  @{source.key}: {line}")
+            if digest is not None:
+                leftovers.forget(Path(led.evidence_dir), digest)
             progress.advance()
 
         retrieve.fetch_all_sync(requests, config, on_done=on_done)
@@ -173,6 +179,7 @@ def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_EX)
         # Holding the run lock, no other verify writes here: a temp file is a killed run's.
         remove_stale_temps(folder, older_than=0)
+        leftovers.clean_leftovers(folder)
         try:
             yield
         finally:
