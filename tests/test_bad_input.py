@@ -188,7 +188,7 @@ def test_a_full_disk_or_read_only_folder_when_writing_evidence(
     assert code == 2
     lines = [line for line in err.strip().splitlines() if line.startswith("citeledger: error")]
     assert len(lines) == 1 and "Traceback" not in err, err
-    assert ".warc.gz" in lines[0] and fix in lines[0], lines[0]
+    assert "/.citeledger/" in lines[0] and fix in lines[0], lines[0]  # a file of the store
     assert ".tmp-" not in lines[0]  # the file that was being written, not the temp file
     assert (project / "citeledger.yaml").read_bytes() == before
     assert not list((project / ".citeledger").rglob(".tmp-*"))
