@@ -21,7 +21,6 @@ from citeledger.model import CitationRef, Judgement, Ledger, Quote, Receipt, Sou
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
 
-
 def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
     """The pinpoint is part of the promise: a reader goes to the place the citation names."""
     if not quote.locator:
