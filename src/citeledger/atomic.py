@@ -20,8 +20,8 @@ TEMP_PREFIX = ".tmp-"
 def atomic_write(target: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to a temp file beside ``target``, fsync it, then rename it into place.
 
-    A failure (a full disk, a read-only folder) is an ``OSError`` naming ``target``, never
-    the temp file, and leaves ``target`` as it was.
+    A failure (a full disk, a read-only folder) is an ``OSError`` naming ``target`` (or the
+    folder that could not be made), never the temp file, and leaves ``target`` as it was.
     """
     tmp = None
     try:
@@ -36,6 +36,9 @@ def atomic_write(target: Path, data: bytes, *, mode: int | None = None) -> None:
         os.replace(tmp, target)
     except OSError as e:
         _discard(tmp)
+        named = os.path.basename(str(e.filename)) if e.filename is not None else TEMP_PREFIX
+        if not named.startswith(TEMP_PREFIX):  # the folder itself (a file where it should be…)
+            raise
         raise OSError(e.errno, e.strerror or str(e), str(target)) from None
     except BaseException:
         _discard(tmp)
