@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: all demo test test-fast lint typecheck update-golden bench clean corpus
+.PHONY: all demo test test-fast lint typecheck update-golden bench clean corpus fuzz
 
 all: test
 
@@ -45,6 +45,13 @@ typecheck: $(STAMP)
 update-golden: $(STAMP)
 	CITELEDGER_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py -q
 	git --no-pager diff --stat -- tests/golden || true
+
+# The property tests over generated ledgers, styles and ASTs, for a long time (make test runs
+# the same files with a few dozen examples each). FUZZ_EXAMPLES=… to go longer.
+FUZZ_EXAMPLES ?= 2000
+fuzz: $(STAMP)
+	CITELEDGER_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider \
+		tests/test_fuzz.py tests/test_ledger_styles.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

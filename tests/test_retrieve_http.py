@@ -230,7 +230,9 @@ def test_redirect_without_location_and_to_other_schemes(netserver: NetServer) ->
     failed(
         fetch(netserver.url("/ftp")),
         "redirect",
-        f"redirect to an unsupported scheme (ftp:) from {netserver.url('/ftp')}",
+        f"redirect to an unsupported scheme (ftp:) from {netserver.url('/ftp')} — only http(s) "
+        "pages are retrieved; cite the page's own http(s) address, or a file: identifier for a "
+        "local copy",
     )
     netserver.redirect("/file", "file:///etc/passwd")
     assert fetch(netserver.url("/file")).kind == "redirect"

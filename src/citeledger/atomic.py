@@ -2,16 +2,22 @@
 
 The one writer of every file citeledger replaces: evidence, pages and the ledger (whose
 transaction adds its lock and its checks through ``before_replace``). The data is fsynced before
-the rename and the folder after it, so the new name survives a crash too.
+the rename and the folder after it, so the new name survives a crash too. A run killed between
+write and rename leaves a ``.tmp-`` file, which the next run removes (``remove_stale_temps``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
+
+#: Temp files of this writer start so; a run killed between write and rename leaves one.
+TEMP_PREFIX = ".tmp-"
 
 
 def atomic_write(
@@ -19,21 +25,24 @@ def atomic_write(
     data: bytes,
     *,
     mode: int | None = None,
-    prefix: str = ".tmp-",
+    prefix: str = TEMP_PREFIX,
     suffix: str | None = None,
     before_replace: Callable[[Path], None] | None = None,
 ) -> None:
     """Write ``data`` to a temp file beside ``target``, fsync it, then rename it into place.
 
     ``before_replace(temp)`` runs after the fsync and may raise to leave ``target`` untouched
-    (the temp file is removed either way).
+    (the temp file is removed either way). A failure (a full disk, a read-only folder) is an
+    ``OSError`` naming ``target`` (or the folder that could not be made), never the temp file,
+    and leaves ``target`` as it was.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(
-        dir=target.parent, prefix=prefix, suffix=target.suffix if suffix is None else suffix
-    )
-    tmp = Path(name)
+    tmp: Path | None = None
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(
+            dir=target.parent, prefix=prefix, suffix=target.suffix if suffix is None else suffix
+        )
+        tmp = Path(name)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -43,9 +52,14 @@ def atomic_write(
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as e:
+        _discard(tmp)
+        named = os.path.basename(str(e.filename)) if e.filename is not None else prefix
+        if not named.startswith(prefix):  # the folder itself (a file where it should be…)
+            raise
+        raise OSError(e.errno, e.strerror or str(e), str(target)) from None
     except BaseException:
-        with suppress(OSError):
-            tmp.unlink()
+        _discard(tmp)
         raise
     fsync_dir(target.parent)
 
@@ -58,3 +72,37 @@ def fsync_dir(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _discard(tmp: Path | None) -> None:
+    if tmp is not None:
+        with suppress(OSError):
+            tmp.unlink()
+
+
+def remove_stale_temps(folder: Path, older_than: float = 3600.0) -> list[Path]:
+    """Remove temp files a killed writer left in ``folder`` (recursively); returns them.
+
+    Only files older than ``older_than`` seconds go: a younger one may belong to a writer that
+    is still running (another verify holds its own run lock, not this folder's).
+    """
+    removed = []
+    cutoff = time.time() - older_than
+    with suppress(OSError):
+        for path in folder.rglob(f"{TEMP_PREFIX}*"):
+            with suppress(OSError):
+                if path.is_file() and path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed.append(path)
+    return removed
+
+
+def failure_fix(e: OSError) -> str:
+    """What the writer can do about a failed read or write, in words."""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space on that disk (or raise the quota); nothing there was replaced"
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make that folder writable, or run from a folder you can write to"
+    if e.errno == errno.ENOENT:
+        return "check the path"
+    return "check the path, the disk and the permissions"

@@ -20,6 +20,7 @@ from citeledger.deep import loads as deep_loads
 from citeledger.deep import run_deep
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
+from citeledger.inputs import file_kind
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
@@ -50,8 +51,13 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
     import pypandoc
 
     path = Path(doc)
-    if not path.is_file():
+    kind = file_kind(path)
+    if kind == "missing":
         raise CiteledgerError("document not found", file=doc, fix="check the path")
+    if kind is not None:
+        raise CiteledgerError(
+            f"the document path is {kind}, not a file", file=doc, fix="give a document file"
+        )
     reader = from_format or _READERS.get(path.suffix.lower(), "markdown")
     proc = subprocess.run(
         [pypandoc.get_pandoc_path(), "-f", reader, "-t", "json", str(path)],
@@ -110,6 +116,11 @@ def _run_check(
     require_signature: bool = False,
     allow_outside: bool = False,
 ) -> int:
+    if min_coverage is not None and not 0 <= min_coverage <= 1:
+        raise CiteledgerError(
+            f"--min-coverage {min_coverage:g} is not a share between 0 and 1",
+            fix="write e.g. --min-coverage 0.6 for 60% of prose sentences",
+        )
     from citeledger.citations import find_citations
     from citeledger.coverage import compute_coverage
 

@@ -137,9 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
-    except OSError as exc:  # a path the user gave that cannot be read or written
+    except OSError as exc:  # a path that cannot be read or written: a full disk, a read-only folder
+        from citeledger.atomic import failure_fix
+
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(visible(f"citeledger: error: {where}{exc.strerror or exc}"), file=sys.stderr)
+        print(
+            visible(f"citeledger: error: {where}{exc.strerror or exc} — {failure_fix(exc)}"),
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -33,9 +33,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from citeledger.atomic import atomic_write
+from citeledger.atomic import atomic_write, failure_fix
 from citeledger.errors import LedgerError
 from citeledger.identifiers import IdentifierError, validate_identifier
+from citeledger.inputs import file_kind
 from citeledger.model import (
     IDENTIFIER_KINDS,
     Identifier,
@@ -69,6 +70,7 @@ from citeledger.yamlnodes import (
     scalar_ids,
     scalar_text,
     scalar_value,
+    shared_on_path,
     splice,
     tag_of,
     to_python,
@@ -90,6 +92,7 @@ __all__ = [
     "lock_path",
     "receipt_from_mapping",
     "receipt_to_dict",
+    "refuse_shared_quotes",
     "set_disputed",
     "set_withdrawn",
 ]
@@ -322,16 +325,17 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _read_bytes(name: str) -> bytes | None:
+    kind = file_kind(name)
+    if kind not in (None, "missing") and not kind.startswith("unreadable"):
+        raise LedgerError(
+            f"the ledger path is {kind}, not a file",
+            file=name,
+            fix="pass the ledger file itself, e.g. --ledger citeledger.yaml",
+        )
     try:
         return Path(name).read_bytes()
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise LedgerError(
-            "the ledger path is a folder, not a file",
-            file=name,
-            fix="pass the ledger file itself, e.g. --ledger citeledger.yaml",
-        ) from None
     except OSError as e:
         raise LedgerError(
             f"cannot read the ledger: {e.strerror or e}",
@@ -1281,7 +1285,7 @@ def _commit(txn: _Txn) -> Ledger:
         raise LedgerError(
             f"cannot write the ledger: {e.strerror or e}",
             file=txn.path,
-            fix="check the folder's permissions and free space; the ledger is unchanged",
+            fix=f"{failure_fix(e)}; the ledger is unchanged",
         ) from None
     return validated
 
@@ -1477,6 +1481,7 @@ def append_receipts(
             assert q is not None
             quote = snode.value[q][1].value[quote_index]
             qpath = (*spath, q, quote_index)
+            _refuse_shared(txn.text, txn.node, qpath, key, quote_index, txn.path)
             r = _pair_index(quote, "receipts") if isinstance(quote, MappingNode) else None
             if r is not None and not _is_null(quote.value[r][1]):
                 appends.append(Append((*qpath, r), items=tuple(receipts)))
@@ -1501,6 +1506,50 @@ def append_receipts(
         out.append(now[len(now) - len(groups[group]) + taken.get(group, 0)])
         taken[group] = taken.get(group, 0) + 1
     return out
+
+
+def _refuse_shared(
+    text: str, root: Node | None, qpath: tuple[int, ...], key: str, index: int, file: str
+) -> None:
+    """A receipt written into a quote shared through an alias would belong to two sources."""
+    shared = shared_on_path(text, root, qpath) if root is not None else None
+    if shared is None:
+        return
+    anchor = f"&{shared.name}" if shared.name else "an anchor"
+    alias = f"*{shared.name}" if shared.name else "an alias"
+    raise LedgerError(
+        f"quote {index + 1} of source '{key}' is the quote at line {shared.anchor_line} "
+        f"({anchor}), shared through {alias}: its receipts would appear under every source "
+        "that shares it",
+        file=file,
+        line=shared.alias_line,
+        fix=f"write the quote out in full instead of {alias}, then run the command again; "
+        "nothing was written",
+    )
+
+
+def refuse_shared_quotes(path: str | os.PathLike[str], keys: Iterable[str]) -> None:
+    """Before a run that writes receipts: refuse a quote of ``keys`` that an alias shares."""
+    name = os.fspath(path)
+    data = _read_bytes(name)
+    if data is None:
+        return
+    text = _decode(data, name)
+    if "*" not in text:  # no alias at all: nothing is shared
+        return
+    wanted = set(keys)
+    ledger, root = _parse(text, name, os.path.dirname(os.path.abspath(name)), keep_nodes=True)
+    assert isinstance(root, MappingNode)  # a valid ledger is a mapping with 'sources:'
+    top = next(i for i, (k, _) in enumerate(root.value) if k.value == "sources")
+    sources = root.value[top][1]
+    if not isinstance(sources, MappingNode):
+        return
+    for i, (key_node, snode) in enumerate(sources.value):
+        q = _pair_index(snode, "quotes") if isinstance(snode, MappingNode) else None
+        if key_node.value not in wanted or q is None:
+            continue
+        for n in range(len(ledger.sources[key_node.value].quotes)):
+            _refuse_shared(text, root, (top, i, q, n), key_node.value, n, name)
 
 
 def append_receipt(

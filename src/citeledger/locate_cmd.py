@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
+from citeledger.inputs import read_text
 from citeledger.locate import locate_prepared, prepare
 from citeledger.model import Extracted, LocateResult
 from citeledger.normalize import Prepared
@@ -101,10 +102,8 @@ class _SourceCache:
 def read_cases(cases_path: str | Path) -> list[dict[str, Any]]:
     path = Path(cases_path)
     cases = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        raise CiteledgerError(f"cannot read the cases file: {err}", file=str(path)) from err
+    fix = "give a JSON Lines file: one object per line with id, source and quote"
+    lines = read_text(path, "the cases file", fix).splitlines()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -19,6 +19,7 @@ from typing import Any
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
+from citeledger.inputs import read_text
 
 _CSL_KEEP = (
     "type",
@@ -119,18 +120,30 @@ def _arxiv_of(item: Mapping[str, Any]) -> str | None:
     return m.group(1) if m else None
 
 
+def _has_no_entry(path: Path) -> bool:
+    """Whether a .bib file holds no ``@type{`` at all (pandoc reads anything as zero entries)."""
+    return re.search(r"@\s*\w+\s*[{(]", path.read_text("utf-8", "replace")) is None
+
+
 def import_bibliography(ledger_path: str, bibliography: str) -> int:
     """BibTeX/BibLaTeX/CSL-JSON → ledger sources, via pandoc's own bibliography reader."""
     path = Path(bibliography)
-    if not path.is_file():
-        raise CiteledgerError(
-            "bibliography not found", file=bibliography, fix="give the path of a .bib or .json file"
-        )
+    fix = "give a BibTeX/BibLaTeX .bib file or a CSL-JSON .json file (a list of items)"
     if path.suffix.lower() == ".json":
-        items = json.loads(path.read_text(encoding="utf-8"))
+        text = read_text(path, "the bibliography", fix)
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CiteledgerError(
+                f"the bibliography is not valid JSON: {e.msg}",
+                file=bibliography,
+                line=e.lineno,
+                fix=fix,
+            ) from None
     else:
         import pypandoc
 
+        read_text(path, "the bibliography", fix)  # binary or not UTF-8: said here, in one line
         reader = "biblatex" if path.suffix.lower() == ".bib" else "bibtex"
         proc = subprocess.run(
             [pypandoc.get_pandoc_path(), "-f", reader, "-t", "csljson", str(path)],
@@ -146,6 +159,18 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
                 fix="fix the entry it names",
             )
         items = json.loads(proc.stdout or "[]")
+        if not items and proc.stdout.strip() in ("", "[]") and _has_no_entry(path):
+            raise CiteledgerError(
+                "the bibliography has no entries (no @type{key, …} in it)",
+                file=bibliography,
+                fix=fix,
+            )
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise CiteledgerError(
+            "not a CSL-JSON bibliography: expected a list of items (objects with an id)",
+            file=bibliography,
+            fix=fix,
+        )
     existing = (
         set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
     )

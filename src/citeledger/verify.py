@@ -19,6 +19,8 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from citeledger import ledger as ledger_mod
+from citeledger import leftovers
+from citeledger.atomic import remove_stale_temps
 from citeledger.confine import allowed_by, confine
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import EvidenceStore, history_entries
@@ -72,17 +74,7 @@ def select_sources(ledger: Ledger, only: Sequence[str]) -> list[Source]:
 def load_config(config_path: str | None, allow_private: bool) -> Any:
     from citeledger.retrieve import RetrieveConfig
 
-    mapping: dict[str, Any] = {}
-    if config_path:
-        import yaml
-
-        try:
-            mapping = yaml.safe_load(Path(config_path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise CiteledgerError(
-                f"cannot read the retrieval settings: {exc}", file=config_path
-            ) from None
-    return RetrieveConfig.load(mapping, allow_private=allow_private or None)
+    return RetrieveConfig.from_file(config_path, allow_private=allow_private or None)
 
 
 def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
@@ -146,6 +138,7 @@ def execute(
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
+    ledger_mod.refuse_shared_quotes(ledger_path, [s.key for s in sources])  # before any request
     config = load_config(config_path, allow_private)
     # One request per identifier: two sources citing the same page share one retrieval.
     groups: dict[str, list[Source]] = {}
@@ -170,8 +163,10 @@ def execute(
 
         def on_done(outcome: Any) -> None:
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
-            cap = None
-            if outcome.retrieval is not None:  # extracted and located in a limited worker
+            cap, digest = None, None
+            if outcome.retrieval is not None:  # noted first: a kill before the receipts is undone
+                digest = leftovers.note(Path(led.evidence_dir), ledger_path, outcome.retrieval.body)
+                # extracted and located in a limited worker
                 cap = capture(outcome.retrieval, store, groups[outcome.request.key], limits)
             for source in groups[outcome.request.key]:
                 receipts, line = handle(source, outcome, cap)
@@ -186,6 +181,8 @@ def execute(
                     heads.append(digests[-1])
                 tally.add(host, [r for _, r in receipts])
                 progress.line(f"  @{source.key}: {line}")
+            if digest is not None:
+                leftovers.forget(Path(led.evidence_dir), digest)
             progress.advance()
 
         try:
@@ -216,6 +213,9 @@ def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
         out.flush()
         lock.acquire()
     try:
+        # Holding the run lock, no other verify writes here: a temp file is a killed run's.
+        remove_stale_temps(folder, older_than=0)
+        leftovers.clean_leftovers(folder)
         yield
     finally:
         lock.release()

@@ -37,6 +37,7 @@ from citeledger.errors import LedgerError
 __all__ = [
     "Append",
     "NotSpliceable",
+    "Shared",
     "Style",
     "apply_appends",
     "compose",
@@ -56,6 +57,7 @@ __all__ = [
     "scalar_ids",
     "scalar_text",
     "scalar_value",
+    "shared_on_path",
     "splice",
     "tag_of",
     "to_python",
@@ -312,6 +314,63 @@ def _to_python(node: Node, file: str, where: str, budget: list[int], depth: int)
     raise _tag_error(node, file, where)  # pragma: no cover
 
 
+@dataclass(frozen=True)
+class Shared:
+    """A node reached through an alias: ``&name`` at one line, ``*name`` at another."""
+
+    name: str
+    anchor_line: int
+    alias_line: int
+
+
+def shared_on_path(text: str, root: Node, path: Sequence[int]) -> Shared | None:
+    """Whether the node at ``path`` (or a container on the way) is also reached elsewhere.
+
+    An addition to such a node would appear at every place that aliases it. PyYAML's nodes do
+    not keep anchor names, so the text is scanned for them (only when a node is shared).
+    """
+    refs: Counter[int] = Counter()
+    stack, seen = [root], {id(root)}
+    while stack:
+        node = stack.pop()
+        if isinstance(node.value, list):
+            for item in node.value:
+                for child in item if isinstance(item, tuple) else (item,):
+                    refs[id(child)] += 1
+                    if id(child) not in seen:
+                        seen.add(id(child))
+                        stack.append(child)
+    node, parent = root, root
+    for index in path:
+        parent = node
+        if isinstance(node, MappingNode):
+            node = node.value[index][1]
+        elif isinstance(node, SequenceNode):
+            node = node.value[index]
+        else:
+            return None
+        if refs[id(node)] > 1:
+            return _alias_of(text, node, parent)
+    return None
+
+
+def _alias_of(text: str, node: Node, parent: Node) -> Shared:
+    name, anchor_line, alias_line = "", line_of(node), line_of(parent)
+    try:
+        tokens = list(yaml.scan(text, Loader=Loader))
+    except yaml.YAMLError:  # pragma: no cover - the text was composed already
+        tokens = []
+    for token in tokens:
+        if isinstance(token, yaml.AnchorToken) and token.start_mark.index == node.start_mark.index:
+            name, anchor_line = str(token.value), token.start_mark.line + 1
+    lo, hi = parent.start_mark.index, parent.end_mark.index
+    aliases = [t for t in tokens if isinstance(t, yaml.AliasToken) and t.value == name]
+    inside = [t for t in aliases if lo <= t.start_mark.index < hi]
+    if inside or aliases:
+        alias_line = (inside or aliases)[0].start_mark.line + 1
+    return Shared(name, anchor_line, alias_line)
+
+
 # --- writing: appends spliced into the text -------------------------------------------------
 
 
@@ -390,51 +449,134 @@ def _most_common(counts: Counter[int], default: int, allowed: range) -> int:
 
 
 def splice(text: str, root: Node | None, appends: Sequence[Append], style: Style) -> str:
-    """``text`` with each append's entries inserted after the last line of its block."""
+    """``text`` with each append's entries inserted where its container ends.
+
+    A block container grows by lines after its last line, in the file's indentation; a flow
+    container (``{…}``, ``[…]``) grows by entries after its last entry, in flow style, so a
+    comment inside it stays where it is; a key with nothing after it, or with an empty ``{}`` /
+    ``[]`` in block context, grows into a block under the key. Nothing else changes by a byte.
+    """
     if root is None:
         raise NotSpliceable("empty document")
     newline = "\r\n" if "\r\n" in text else "\n"
-    edits: list[tuple[int, int, str]] = []
+    edits: list[tuple[int, int, int, str]] = []  # (start, end, depth, replacement)
     done: set[int] = set()
     for append in appends:
-        node = _resolve(root, append.path)
+        key, node = _resolve(root, append.path)
         if id(node) in done:  # one node reached twice through an alias: it changed once
             continue
         done.add(id(node))
-        pos = _line_after(text, _content_end(text, node))
-        block = _render_append(node, append, style)
+        depth = len(append.path)
+        if isinstance(node, (MappingNode, SequenceNode)) and node.value and node.flow_style:
+            pos = _last_entry_end(text, node)
+            edits.append((pos, pos, depth, ", " + _render_flow(append)))
+            continue
+        if isinstance(node, (MappingNode, SequenceNode)) and not node.value:
+            close = int(node.end_mark.index) - 1
+            if key is None or not _block_key_value(text, key, node):
+                if text[close : close + 1] not in ("}", "]"):
+                    raise NotSpliceable("an empty collection without its bracket")
+                edits.append((close, close, depth, _render_flow(append)))
+                continue
+            # `key: {}` or `key: []` in block context: the empty value becomes a block
+            edits.append((close - 1, close + 1, depth, ""))
+            node = _EMPTY
+        if node is _EMPTY or (isinstance(node, ScalarNode) and node.value == "" and is_plain(node)):
+            if key is None:
+                raise NotSpliceable("an empty value outside a mapping")
+            pos = _line_after(text, _content_end(text, key))
+            block = _render_under(key.start_mark.column, append, style)
+        else:
+            pos = _line_after(text, _content_end(text, node))
+            block = _render_append(text, node, append, style)
         if pos == len(text) and text and not text.endswith("\n"):
             block = "\n" + block
-        edits.append((pos, len(append.path), block.replace("\n", newline)))
+        edits.append((pos, pos, depth, block.replace("\n", newline)))
     # Deeper blocks first at the same position: a quote's receipt precedes its source's next key.
-    for pos, _, block in sorted(edits, key=lambda e: (-e[0], e[1])):
-        text = text[:pos] + block + text[pos:]
+    for start, stop, _, block in sorted(edits, key=lambda e: (-e[0], e[2])):
+        text = text[:start] + block + text[stop:]
     return text
 
 
-def _resolve(root: Node, path: Sequence[int]) -> Node:
-    node = root
+_EMPTY = ScalarNode(TAG_NULL, "")  # marks an empty collection that grows into a block
+
+
+def _resolve(root: Node, path: Sequence[int]) -> tuple[ScalarNode | None, Node]:
+    """The node at ``path``, with its key when it is the value of a mapping pair."""
+    node, key = root, None
     for index in path:
         if isinstance(node, MappingNode):
-            node = node.value[index][1]
+            key, node = node.value[index]
         elif isinstance(node, SequenceNode):
-            node = node.value[index]
+            key, node = None, node.value[index]
         else:
             raise NotSpliceable("path runs through a scalar")
-    return node
+    return key if isinstance(key, ScalarNode) else None, node
 
 
-def _content_end(text: str, node: Node) -> int:
-    """Index just after the last character that belongs to the node (not comments after it)."""
-    if isinstance(node, MappingNode) and not node.flow_style and node.value:
-        key, value = node.value[-1]
-        return max(_content_end(text, key), _content_end(text, value))
-    if isinstance(node, SequenceNode) and not node.flow_style and node.value:
-        return max(node.start_mark.index + 1, _content_end(text, node.value[-1]))
+def _block_key_value(text: str, key: ScalarNode, value: Node) -> bool:
+    """Whether ``value`` is the whole value of a block ``key:`` line (only a comment after)."""
+    if key.start_mark.line != value.end_mark.line:
+        return False
+    line_start = text.rfind("\n", 0, key.start_mark.index) + 1
+    before = text[line_start : key.start_mark.index]
+    if before.strip(" -"):  # the key is inside a flow collection
+        return False
+    if text[value.start_mark.index : value.end_mark.index] not in ("{}", "[]"):
+        return False  # spaces or comments inside the brackets, an anchor or a tag: keep them
+    rest = text[value.end_mark.index : _line_after(text, value.end_mark.index)]
+    return not rest.strip() or rest.strip().startswith("#")
+
+
+def _content_end(text: str, node: Node, after: int = -1) -> int:
+    """Index just after the last character that belongs to the node (not comments after it).
+
+    ``after`` is where this occurrence of the node can start at the earliest: a node that
+    starts before it is an alias (``*name``), whose marks are those of its anchor.
+    """
+    if node.start_mark.index < after:
+        return _alias_end(text, after)
+    if isinstance(node, (MappingNode, SequenceNode)) and node.value and not node.flow_style:
+        return _last_entry_end(text, node)
     end = int(node.end_mark.index)
+    if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        # a block scalar owns its trailing line breaks (kept by `|+`): end on its last line
+        return end - 1 if end > 0 and text[end - 1] == "\n" else end
     while end > 0 and text[end - 1] in " \t\r\n":
         end -= 1
     return end
+
+
+def _last_entry_end(text: str, node: Node) -> int:
+    """The content end of a collection's last entry (its key and value, or its item)."""
+    last = node.value[-1]
+    if isinstance(last, tuple):
+        key, value = last
+        key_end = _content_end(text, key)
+        return max(key_end, _content_end(text, value, key_end))
+    previous = node.start_mark.index
+    if len(node.value) > 1 and last.start_mark.index < node.value[-2].start_mark.index:
+        previous = _content_end(text, node.value[-2])  # the last item is an alias
+    return max(node.start_mark.index + 1, _content_end(text, last, previous))
+
+
+def _alias_end(text: str, at: int) -> int:
+    """The end of the ``*name`` that is the next token from ``at`` (after ``:``, ``,``, ``-``)."""
+    i = at
+    while i < len(text):
+        ch = text[i]
+        if ch == "#":
+            i = _line_after(text, i)
+        elif ch in " \t\r\n,:-?[{":
+            i += 1
+        elif ch == "*":
+            j = i + 1
+            while j < len(text) and text[j] not in " \t\r\n,[]{}":
+                j += 1
+            return j
+        else:
+            break
+    raise NotSpliceable("an alias whose place in the text was not found")
 
 
 def _line_after(text: str, index: int) -> int:
@@ -442,7 +584,47 @@ def _line_after(text: str, index: int) -> int:
     return len(text) if newline < 0 else newline + 1
 
 
-def _render_append(node: Node, append: Append, style: Style) -> str:
+def _render_flow(append: Append) -> str:
+    """The append's entries in flow style on one line, without the brackets around them."""
+    data: Any = dict(append.pairs) if append.pairs else list(append.items)
+    if not data:
+        raise NotSpliceable("nothing to append")
+    text: str = yaml.dump(
+        data,
+        Dumper=_FlowDumper,
+        default_flow_style=True,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 30,
+    )
+    text = text.strip()
+    if "\n" in text or text[:1] not in ("{", "[") or text[-1:] not in ("}", "]"):
+        raise NotSpliceable("a value that does not fit on one flow line")
+    return text[1:-1]
+
+
+class _FlowDumper(yaml.SafeDumper):
+    """Flow style on one line: a string with line breaks is double-quoted (``\\n`` escapes)."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if any(c in value for c in "\n\r\x85\u2028\u2029") else None
+    return dumper.represent_scalar(TAG_STR, value, style=style)
+
+
+_FlowDumper.add_representer(str, _represent_str)
+
+
+def _render_under(column: int, append: Append, style: Style) -> str:
+    """The append as a block nested under a key at ``column`` that has no value yet."""
+    if append.pairs:
+        indent = column + style.map_indent
+        return _indent(render_block(dict(append.pairs), style), indent, indent)
+    dash = column + style.seq_offset
+    return _render_items(append.items, dash, dash + style.dash_width, style)
+
+
+def _render_append(text: str, node: Node, append: Append, style: Style) -> str:
     if append.pairs:
         if not isinstance(node, MappingNode) or node.flow_style or not node.value:
             raise NotSpliceable("mapping is empty or in flow style")
@@ -452,25 +634,40 @@ def _render_append(node: Node, append: Append, style: Style) -> str:
     if append.items:
         if not isinstance(node, SequenceNode) or node.flow_style or not node.value:
             raise NotSpliceable("sequence is empty or in flow style")
-        dash = node.start_mark.column
         first = node.value[0]
-        if first.start_mark.line == node.start_mark.line:
+        at = _dash_before(text, first)  # not the sequence's mark: that is its &anchor's
+        dash = at - (text.rfind("\n", 0, at) + 1)
+        if "\n" not in text[at : first.start_mark.index]:
             content = first.start_mark.column
         else:
             content = dash + style.dash_width
-        lead = " " * dash + "-" + " " * max(1, content - dash - 1)
-        out = []
-        for item in append.items:
-            if isinstance(item, Mapping) and item:
-                body = render_block(dict(item), style)
-            else:  # render as a one-item list and drop its own '- '
-                body = "".join(
-                    line[2:] for line in render_block([item], style).splitlines(keepends=True)
-                )
-            first_line, _, rest = body.partition("\n")
-            out.append(lead + first_line + "\n" + _indent(rest, content, content))
-        return "".join(out)
+        return _render_items(append.items, dash, content, style)
     raise NotSpliceable("nothing to append")
+
+
+def _dash_before(text: str, item: Node) -> int:
+    """The index of the ``-`` that introduces a block sequence's item."""
+    i = int(item.start_mark.index) - 1
+    while i >= 0 and text[i] in " \t\r\n":
+        i -= 1
+    if i < 0 or text[i] != "-":
+        raise NotSpliceable("a block sequence item without its dash")
+    return i
+
+
+def _render_items(items: Sequence[Any], dash: int, content: int, style: Style) -> str:
+    lead = " " * dash + "-" + " " * max(1, content - dash - 1)
+    out = []
+    for item in items:
+        if isinstance(item, Mapping) and item:
+            body = render_block(dict(item), style)
+        else:  # render as a one-item list and drop its own '- '
+            body = "".join(
+                line[2:] for line in render_block([item], style).splitlines(keepends=True)
+            )
+        first_line, _, rest = body.partition("\n")
+        out.append(lead + first_line + "\n" + _indent(rest, content, content))
+    return "".join(out)
 
 
 def _indent(body: str, first: int, rest: int) -> str:

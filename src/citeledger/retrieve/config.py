@@ -11,17 +11,20 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import yaml
 
 from citeledger import __version__
 from citeledger.bounded import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, Limits
 from citeledger.errors import CiteledgerError
 from citeledger.extract_pdf import MAX_INFLATED_BYTES
+from citeledger.inputs import read_bytes, read_text
 
 MB = 1_000_000
 
@@ -103,6 +106,8 @@ class RetrieveConfig:
             raise CiteledgerError("retrieve setting extract_cpu_seconds must be more than 0")
         if self.max_redirects < 0:
             raise CiteledgerError("retrieve setting max_redirects must not be negative")
+        if self.ca_bundle:
+            _check_ca_bundle(self.ca_bundle)
 
     @property
     def user_agent(self) -> str:
@@ -128,6 +133,36 @@ class RetrieveConfig:
         values.update(_from_env(os.environ if env is None else env))
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**_assemble(values))
+
+    @classmethod
+    def from_file(cls, path: str | None, **overrides: Any) -> RetrieveConfig:
+        """:meth:`load` with the mapping of the YAML settings file ``path`` (if given)."""
+        if not path:
+            return cls.load(None, **overrides)
+        fix = "give a YAML file of retrieve settings (see docs), or leave out --config"
+        text = read_text(path, "the retrieval settings", fix)
+        try:
+            mapping = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            raise CiteledgerError(
+                f"the retrieval settings are not valid YAML: {getattr(e, 'problem', None) or e}",
+                file=path,
+                line=mark.line + 1 if mark is not None else None,
+                fix="check the indentation and quoting on this line",
+            ) from None
+        if mapping is not None and not isinstance(mapping, Mapping):
+            raise CiteledgerError(
+                f"the retrieval settings must be a mapping, not {type(mapping).__name__}",
+                file=path,
+                fix="write one 'setting: value' per line",
+            )
+        try:
+            return cls.load(mapping or None, **overrides)
+        except CiteledgerError as e:
+            if e.file is None:
+                e = CiteledgerError(e.message, file=path, line=e.line, fix=e.fix)
+            raise e from None
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any]) -> RetrieveConfig:
@@ -171,6 +206,20 @@ _SETTINGS: dict[str, type] = {
 
 ENV_VARS: Mapping[str, str] = {f"CITELEDGER_{name.upper()}": name for name in _SETTINGS}
 """Environment variable → setting, e.g. ``CITELEDGER_DOI_BASE`` → ``doi_base``."""
+
+
+def _check_ca_bundle(path: str) -> None:
+    """The extra trust anchors must be a readable PEM file now, not a failure per request."""
+    fix = "give the path of a PEM file of CA certificates, or remove ca_bundle"
+    read_bytes(path, "retrieve setting ca_bundle", fix)
+    try:
+        ssl.create_default_context(cafile=path)
+    except (ssl.SSLError, OSError, ValueError) as e:
+        raise CiteledgerError(
+            f"retrieve setting ca_bundle: not a PEM file of certificates ({e})",
+            file=path,
+            fix=fix,
+        ) from None
 
 
 def _parse(name: str, raw: Any, where: str) -> Any:

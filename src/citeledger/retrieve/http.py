@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timezone
 from http.cookiejar import CookieJar, DefaultCookiePolicy
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -217,6 +218,15 @@ def transport_error(
         elif _in_chain(exc, ConnectionResetError):
             detail = "connection reset"
         return RetrievalError(f"could not connect to {host}: {detail}", kind="connection"), True
+    if isinstance(exc, httpx.RemoteProtocolError) and "buffer too long" in str(exc):
+        return (
+            RetrievalError(
+                f"{host} sent response headers too large to read (over h11's 16 KiB per "
+                "header block) — the server is misbehaving; try again later or cite another copy",
+                kind="too-large",
+            ),
+            False,
+        )
     if isinstance(exc, httpx.RemoteProtocolError):
         return (
             RetrievalError(
@@ -249,6 +259,23 @@ def public_url(url: httpx.URL) -> httpx.URL:
 def _next_url(current: httpx.URL, location: str) -> httpx.URL:
     nxt = current.join(location.strip())
     return nxt.copy_with(fragment=None)
+
+
+def _unsupported_scheme(location: str, current: httpx.URL) -> RetrievalError | None:
+    """A redirect to ``javascript:``, ``data:``, ``file:``, ``ftp:``…: refused, never followed.
+
+    Only the scheme is named: the rest of such a URL is the server's text (a script, a page).
+    """
+    scheme = urlsplit(location.strip()).scheme.lower()
+    if not scheme or scheme in ("http", "https"):
+        return None
+    if not scheme.isascii() or not scheme.replace("+", "").replace("-", "").isalnum():
+        scheme = "a non-web"
+    return RetrievalError(
+        f"redirect to an unsupported scheme ({scheme}:) from {current} — only http(s) pages are "
+        "retrieved; cite the page's own http(s) address, or a file: identifier for a local copy",
+        kind="redirect",
+    )
 
 
 class _Redirect(Exception):
@@ -319,9 +346,9 @@ async def get(
                 )
             except _Redirect as r:
                 status = r.status
-                problem = None
+                problem = _unsupported_scheme(r.location, current)
                 try:
-                    nxt = _next_url(current, r.location)
+                    nxt = current if problem else _next_url(current, r.location)
                 except httpx.InvalidURL as exc:
                     problem = RetrievalError(f"redirect to an invalid URL: {exc}", kind="redirect")
                     nxt = current
@@ -334,12 +361,9 @@ async def get(
                         f"redirect from {current} to a URL that {CREDENTIALS_REFUSED}",
                         kind="redirect",
                     )
-                elif problem is None and nxt.scheme not in ("http", "https"):
-                    problem = RetrievalError(
-                        f"redirect to an unsupported scheme ({nxt.scheme}:) from {current}",
-                        kind="redirect",
-                    )
-                elif problem is None and key in seen:
+                if problem is None:
+                    problem = _unsupported_scheme(str(nxt), current)
+                if problem is None and key in seen:
                     loop_from = next((i for i, u in enumerate(redirects) if u == str(nxt)), 0)
                     chain = " → ".join([*redirects[loop_from:], str(nxt)])
                     problem = RetrievalError(f"redirect loop: {chain}", kind="redirect")
@@ -451,6 +475,8 @@ async def _exchange(
     cookies.set_cookie_header(request)
     try:
         response = await client.send(request, stream=True, follow_redirects=False)
+    except _Redirect:
+        raise
     except Exception as exc:  # every transport failure gets a reason, never a traceback
         error, retryable = transport_error(exc, host, config)
         return error, None, None, retryable
@@ -583,4 +609,15 @@ def client_for(config: RetrieveConfig, transport: httpx.AsyncBaseTransport) -> h
         trust_env=False,
         cookies=httpx.Cookies(CookieJar(policy=NO_COOKIES)),
         headers={"User-Agent": config.user_agent},
+        event_hooks={"response": [_non_web_redirect]},
     )
+
+
+async def _non_web_redirect(response: httpx.Response) -> None:
+    """httpx parses every Location even when not following it, and a ``javascript:`` one fails
+    as an invalid URL of *our* request; hand such a redirect to :func:`get` as what it is."""
+    if response.status_code in REDIRECT_STATUSES:
+        location = response.headers.get("location") or ""
+        if _unsupported_scheme(location, response.request.url) is not None:
+            await response.aclose()
+            raise _Redirect(location, response.status_code)

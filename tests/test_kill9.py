@@ -1,0 +1,137 @@
+"""``kill -9`` at random points of a real ``verify``: the next run leaves nothing behind.
+
+A run over local files (no network) is killed with SIGKILL after a random delay, several
+times; each time the next, complete run must leave no temp file of an atomic write, no ledger
+temp file, no evidence file that no receipt names, and a ledger that loads with a receipt for
+every quote.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from citeledger.ledger import load_ledger
+
+SOURCES = 24
+TRIALS = 5
+
+
+def project(folder: Path) -> Path:
+    lines = ["sources:"]
+    for i in range(SOURCES):
+        words = " ".join(f"word{i}x{j}" for j in range(400))
+        (folder / f"page{i}.txt").write_text(f"Page {i}. The passage number {i} is here. {words}\n")
+        lines += [f"  s{i}:", f"    file: page{i}.txt", "    quotes:"]
+        lines += [f"      - text: The passage number {i} is here."]
+    ledger = folder / "citeledger.yaml"
+    ledger.write_text("\n".join(lines) + "\n", "utf-8")
+    return ledger
+
+
+def verify(folder: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "citeledger.cli", "verify", "--yes"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_the_run_after_a_sigkill_leaves_nothing_behind(tmp_path: Path) -> None:
+    rng = random.Random(12)
+    kills = 0
+    for trial in range(TRIALS):
+        folder = tmp_path / f"t{trial}"
+        folder.mkdir()
+        ledger = project(folder)
+        proc = verify(folder)
+        time.sleep(rng.uniform(0.6, 2.5))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=60)
+        assert verify(folder).wait(timeout=120) == 0
+        led = load_ledger(ledger)
+        assert all(q.receipts for s in led.sources.values() for q in s.quotes)
+        named = {
+            os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
+            for s in led.sources.values()
+            for q in s.quotes
+            for r in q.receipts
+            if r.evidence
+        }
+        store = Path(led.evidence_dir)
+        evidence = {os.path.normpath(p) for p in store.rglob("*.warc.gz")}
+        assert evidence <= named, f"evidence no receipt names: {sorted(evidence - named)}"
+        assert not list(store.rglob(".tmp-*")), "a temp file of an atomic write was left"
+        assert not list(folder.glob(".*.citeledger-tmp")), "a ledger temp file was left"
+        assert not (store / "pending.jsonl").exists()
+    assert kills >= 2  # the runs were really interrupted, not finished before the kill
+
+
+_KILL_AT_THIRD_WRITE = """
+import os, signal, sys
+import citeledger.ledger as ledger
+from citeledger.cli import main
+
+calls = []
+original = ledger.append_receipts
+
+def append_receipts(*args, **kwargs):
+    calls.append(1)
+    if len(calls) == 3:  # the evidence of the third source is stored; its receipts are not
+        os.kill(os.getpid(), signal.SIGKILL)
+    return original(*args, **kwargs)
+
+ledger.append_receipts = append_receipts
+sys.exit(main(["verify", "--yes"]))
+"""
+
+
+def test_evidence_of_a_run_killed_before_its_receipts_is_removed_by_the_next(
+    tmp_path: Path,
+) -> None:
+    """The window the random kills above only sometimes hit, hit every time."""
+    ledger = project(tmp_path)
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILL_AT_THIRD_WRITE], cwd=tmp_path, capture_output=True
+    )
+    assert killed.returncode == -signal.SIGKILL
+    store = tmp_path / ".citeledger"
+    before = {p.name for p in store.rglob("*.warc.gz")}
+    assert len(before) == 3  # two with receipts, one without
+    assert (store / "pending.jsonl").exists()
+    led = load_ledger(ledger)
+    orphan = {p.name for p in store.rglob("*.warc.gz")} - names(led)
+    assert len(orphan) == 1
+    temp = store / "8c" / ".tmp-abc123.gz"  # what a kill between write and rename leaves
+    temp.parent.mkdir(exist_ok=True)
+    temp.write_bytes(b"half a warc")
+    again = subprocess.run(  # the next run, of another source: it cleans up all the same
+        [sys.executable, "-m", "citeledger.cli", "verify", "--yes", "--only", "s0"],
+        cwd=tmp_path,
+        capture_output=True,
+    )
+    assert again.returncode == 0, again.stderr
+    after = {p.name for p in store.rglob("*.warc.gz")}
+    assert not orphan & after, "the evidence without a receipt was kept"
+    assert after <= names(load_ledger(ledger))
+    assert not (store / "pending.jsonl").exists()
+    assert not temp.exists()
+
+
+def names(led: Any) -> set[str]:
+    return {
+        os.path.basename(r.evidence)
+        for s in led.sources.values()
+        for q in s.quotes
+        for r in q.receipts
+        if r.evidence
+    }
