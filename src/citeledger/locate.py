@@ -31,9 +31,9 @@ from citeledger.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.wordlists import (
     INSERTIONS,
     NEGATIONS,
-    REFERENCES,
     SYMBOLS,
     first_meaningful,
+    is_reference,
 )
 
 __all__ = [
@@ -97,7 +97,7 @@ _TOKEN = re.compile(
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^\W_]")
-_JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014\n\r\f]")
+_JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014]")
 
 
 class _Tok(NamedTuple):
@@ -196,6 +196,8 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     res = _locate_inner(prepared, quote, hint)
     if not res.found or res.char_start is None or res.char_end is None:
         return res
+    if res.match == "exact":
+        return res  # the quote's own characters are the source's: its hyphens and marks too
     raw = quote.strip()
     problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
     if problem is None and res.match == "fuzzy":
@@ -213,21 +215,29 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
 
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
-_HYPHEN_CHARS = "-\u2010\u2011"
-_SOURCE_JOIN = "[" + re.escape(DASHES + "\u00ad") + r"]\s*|\u00ad"
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+_SOURCE_JOIN = "(?:[" + re.escape(DASHES + "\u00ad") + r"]\s*|\u00ad)"
 
 
 def _hyphen_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     """A hyphen the quote has must be in the source there ("re-act" is not "react"): as a
     hyphen or dash, or as a line-break hyphen of the source's layout."""
-    if not any(h in raw for h in _HYPHEN_CHARS):
+    if "-" not in raw and "\u2010" not in raw and "\u2011" not in raw:
         return None
-    area = text[max(0, cs - 40) : ce + 40]
-    for m in _COMPOUND.finditer(_BRACKETED.sub(" ", raw)):
-        parts = re.split(f"[{_HYPHEN_CHARS}]", m.group())
-        rx = f"(?:{_SOURCE_JOIN})".join(re.escape(p) for p in parts)
-        if not re.search(rx, area, re.IGNORECASE):
-            return f"the quote's hyphen in '{m.group()}' is not in the source"
+    lo, hi = max(0, cs - 40), ce + 40
+    plain = _BRACKETED.sub(" ", raw) if "[" in raw else raw
+    # the words with a hyphen, one by one (a regex over the whole quote costs more)
+    for tok in [t for t in plain.split() if "-" in t or "\u2010" in t or "\u2011" in t]:
+        if text.find(tok, lo, hi) != -1:
+            continue  # the cheap test: the word as typed is there, hyphens and all
+        area = text[lo:hi]
+        if not (tok.isascii() and area.isascii()):
+            tok, area = unicodedata.normalize("NFKC", tok), unicodedata.normalize("NFKC", area)
+        for m in _COMPOUND.finditer(tok):
+            word = m.group()
+            rx = _SOURCE_JOIN.join(re.escape(p) for p in _HYPHEN.split(word))
+            if not re.compile(rx, re.IGNORECASE).search(area):
+                return f"the quote's hyphen in '{word}' is not in the source"
     return None
 
 
@@ -276,6 +286,10 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
 
     pieces = _ELLIPSIS.split(raw)
     if len(pieces) > 1:
+        worded = [p for p in pieces if _ALNUM.search(p)]
+        if len(worded) == 1 and worded[0].strip() != raw:
+            # "… the plan was approved …": marks at the ends omit nothing between words
+            return _locate_inner(prepared, worded[0], hint)
         return _locate_ellipsis(prepared, raw, pieces, hint)
     if _BRACKET.search(core):
         problems: list[str] = []
@@ -684,9 +698,9 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
             f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
             "never come from a bracket"
         )
-    if all(w.lower() in REFERENCES for w in got.split()):
+    if is_reference(got):
         return None  # "[the committee]" for "it"
-    if all(w.lower() in REFERENCES for w in content.split()):
+    if is_reference(content):
         return None  # "[it]" for "the treatment": a reference that says less, never other
     return (
         f"the bracketed '[{content}]' stands for '{got}': a bracket may only spell out what a "
@@ -800,9 +814,15 @@ def _chain(
         # in the original: paragraph breaks are visible there
         x, y = prepared.orig_end(a), prepared.orig_start(b)
         gap = prepared.text[x:y]
+        if "\n" in gap and _PARAGRAPH.search(gap):
+            # the whole stretch between the fragments: a blank line beside the omitted words
+            # still puts the fragments in two paragraphs
+            problems.append("the words left out at the ellipsis run across a paragraph break")
+            return False
         lead = len(gap) - len(gap.lstrip())
         x, y = x + lead, x + len(gap.rstrip())
-        if not _gap_ok(prepared.text, x, y, short, ended[j], problems):
+        marked = ended[j] and _ends_sentence(prepared.text, x)
+        if not _gap_ok(prepared.text, x, y, short, marked, problems):
             return False
         gaps[j] = (x, max(x, y))
         return True
@@ -838,7 +858,26 @@ _GAP_SENTENCE_END = re.compile(
 )
 _ABBREVIATIONS = _wordset(
     "mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co"
+    " ca approx resp viz bzw bzgl vgl usw ggf sog evtl"
 )
+
+
+_SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
+_WORD_BEFORE = re.compile(r"(\w*)$")
+
+
+def _ends_sentence(text: str, x: int) -> bool:
+    """Whether the quote's full stop before the omission at ``x`` can mark a sentence end: the
+    quoter's own (the source goes on, the omission takes the sentence's end), or the source's
+    where it does end a sentence there, not an abbreviation's ("ca. circa", "e.g. the")."""
+    m = _SOURCE_END.match(text, x)
+    if m is None:
+        return text[x : x + 1] not in ".!?"
+    before = _WORD_BEFORE.search(text, max(0, x - 12), x)
+    if before is not None and before.group(1).lower() in _ABBREVIATIONS:
+        return False
+    after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
+    return not after[:1].islower()
 
 
 def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[str]) -> bool:
@@ -859,7 +898,10 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
             "full stop to mark that"
         )
         return False
+    # read as the reader reads it: "the ma-\njority" holds "majority"
     said = first_meaningful(gap)
+    if said is None and ("-" in gap or not gap.isascii()):
+        said = first_meaningful(normalize_for_match(gap))  # "the ma-\njority" holds "majority"
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
@@ -1027,6 +1069,8 @@ def _candidate(
     # is decided by whichever reading leaves the fewest differences.
     head, tail_n = i0, len(qt) - i1
     js_opts = list(range(max(0, j0 - head), j0 + 1)) if head <= 3 else [max(0, j0 - head)]
+    # the quote's first word may also stand a little later ("Web Standards\n\nWeb standards")
+    js_opts += [j for j in range(j0 + 1, min(len(ct), j0 + 6)) if ct[j].key == qk[0]]
     je_opts = (
         list(range(j1, min(len(ct), j1 + tail_n) + 1))
         if tail_n <= 3
@@ -1035,11 +1079,15 @@ def _candidate(
     best: tuple[int, int, list[str], list[str]] | None = None
     je0 = je_opts[-1]
     for js in js_opts:  # the start first, with the widest end; then the end
+        if js >= je0:
+            continue
         d, tol = _judge_tokens(core, qt, prepared, ct[js:je0], quote)
         if best is None or len(d) < len(best[2]):
             best = (js, je0, d, tol)
     assert best is not None
     for je in je_opts[:-1]:
+        if je <= best[0]:
+            continue
         d, tol = _judge_tokens(core, qt, prepared, ct[best[0] : je], quote)
         if len(d) < len(best[2]):
             best = (best[0], je, d, tol)
@@ -1111,12 +1159,12 @@ def _same_letters(
         return False  # "not able" is not "notable", "nowhere" is not "now here" ("non" is a prefix)
     a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
     if _JOIN_MARKS.search(prepared.text, a, b):
-        return True
+        return True  # the source's hyphen or dash (a line break alone is a space: see below)
     if quote is not None:
         qp, off = quote
         a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
-        if _LINE_MARKS.search(qp.text, a, b):
-            return True  # the quote's own line break (its hyphens must be the source's)
+        if "\u00ad" in qp.text[a:b]:
+            return True  # the quote's own soft hyphen (its hyphens must be the source's)
     if any(t.key in STOPWORDS for t in split):
         return False
     vocab = _vocabulary(prepared)
@@ -1129,7 +1177,6 @@ def _same_letters(
     return not all(t.key in vocab for t in split)
 
 
-_LINE_MARKS = re.compile(r"[\u00ad\n\r\f]")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 

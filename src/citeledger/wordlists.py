@@ -52,10 +52,13 @@ NEGATIVE_WORDS = _wordset(
     improper impractical irrelevant irregular illegal illegitimate unable unlikely unknown
     unclear unsafe unfair unjust disagree disagrees disapprove disapproved dishonest
     disadvantage misleading fail fails failed failure lack lacks lacked lacking absent absence
-    instead except excepting unless although though despite however but only neglect neglected
-    refuse refused reject rejected deny denied prevent prevents prevented against
+    instead except excepting unless only neglect neglected refuse refused reject rejected deny
+    denied prevent prevents prevented against
     """
 )
+# Not listed, on purpose: "but", "however", "although", "though", "despite". They join or
+# contrast clauses without negating either; leaving one out with its clause is honest (the
+# clause's own listed words are still refused).
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
 NEGATIVE_PHRASES = ("instead of", "rather than", "other than", "apart from", "far from")
 # A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
@@ -68,13 +71,26 @@ NOT_PREFIXED = _wordset(
     unit units unity universal universe university unison until unto uncle
     """
 )
+# Numbers spelled out: a number all the same ("one" is left out: far more often a pronoun,
+# "this one", than a count).
+NUMBER_WORDS = _wordset(
+    """
+    zero two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred hundreds thousand thousands million millions billion billions trillion dozen
+    dozens twice thrice double triple quadruple
+    """
+)
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
 REFERENCES = _wordset(
     """
     it its they them their theirs he him his she her hers we us our you your i me my this that
-    these those which who whom whose such there here former latter one ones the said above
+    these those which who whom whose such there here the
     """
 )
+# ... and these, only after one of those ("the former", "the latter"): alone, "former" is an
+# adjective ("former security chief"), a content word like any other.
+REFERENCE_TAILS = _wordset("former latter said above same")
 # Brackets that insert nothing of the source and change no word of it.
 INSERTIONS = frozenset({"sic", "sic!", "emphasis added", "emphasis mine", "italics added"})
 # Symbols are tokens: any of these added, dropped or changed is a difference.
@@ -82,6 +98,7 @@ SYMBOLS = "<>≤≥=≠±∈∉⊂⊆⊃⊇∩∪∀∃¬√→↔∞×÷°%‰�
 
 MEANINGFUL_CLASSES: dict[str, frozenset[str]] = {
     "negation": NEGATIONS,
+    "number": NUMBER_WORDS,
     "modal": MODALS,
     "hedge": HEDGES,
     "quantifier": QUANTIFIERS,
@@ -91,18 +108,35 @@ MEANINGFUL_CLASSES: dict[str, frozenset[str]] = {
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d")
 _DIGIT = re.compile(r"\d")
+# One table, one pattern: first_meaningful runs on every omission the locator checks.
+_CLASS_OF: dict[str, str] = {}
+for _name, _words in reversed(MEANINGFUL_CLASSES.items()):
+    _CLASS_OF.update(dict.fromkeys(_words, _name))  # the first class named wins
+_PHRASE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in NEGATIVE_PHRASES) + r")\b")
+_SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
+
+
+def is_reference(span: str) -> bool:
+    """Whether ``span`` is only a reference a bracket may spell out: "it", "they", "this",
+    "the former"."""
+    words = span.lower().split()
+    if not words:
+        return False
+    if words[-1] in REFERENCE_TAILS:
+        return len(words) > 1 and all(w in REFERENCES for w in words[:-1])
+    return all(w in REFERENCES for w in words)
 
 
 def word_class(word: str) -> str | None:
     """Which meaning-carrying class ``word`` belongs to ("negation", "number", ...), if any."""
     w = word.lower().replace("’", "'")
+    cls = _CLASS_OF.get(w)
+    if cls is not None:
+        return cls
     if _DIGIT.search(w):
         return "number"
     if w.endswith("n't"):
         return "negation"
-    for name, words in MEANINGFUL_CLASSES.items():
-        if w in words:
-            return name
     if w.endswith("less") and len(w) > 6:
         return "negative word"  # "useless", "regardless"
     for p in NEGATIVE_PREFIXES:
@@ -112,14 +146,15 @@ def word_class(word: str) -> str | None:
 
 
 def first_meaningful(text: str) -> tuple[str, str] | None:
-    """The first number, symbol or listed word of ``text`` and its class, or None."""
+    """The first number, symbol or listed word of ``text`` and its class, or None (a listed
+    phrase first, then a symbol, then a word)."""
     low = " ".join(text.lower().split())
-    for phrase in NEGATIVE_PHRASES:
-        if re.search(rf"\b{phrase}\b", low):
-            return phrase, "negative word"
-    for ch in text:
-        if ch in SYMBOLS:
-            return ch, "symbol"
+    m = _PHRASE.search(low)
+    if m:
+        return m.group(), "negative word"
+    m = _SYMBOL.search(text)
+    if m:
+        return m.group(), "symbol"
     for w in _WORDS.findall(text):
         cls = word_class(w)
         if cls is not None:
