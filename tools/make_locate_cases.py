@@ -767,7 +767,8 @@ def e_ellipsis_listed(s: str, rng: random.Random, ctx: dict) -> str | None:
     b = min(len(w) - 3, i + 1 + rng.randint(0, 2))
     if b - a < 1 or _has_negation(w[:a]) != _has_negation(w[:a]):
         return None
-    return " ".join(w[:a]) + rng.choice([" … ", " ... ", " [...] "]) + " ".join(w[b:])
+    q = " ".join(w[:a]) + rng.choice([" … ", " ... ", " [...] "]) + " ".join(w[b:])
+    return q if _fragments_unique(q, ctx["norm"]) else None
 
 
 def e_ellipsis_sentences_unmarked(s: str, rng: random.Random, ctx: dict) -> str | None:
@@ -780,14 +781,16 @@ def e_ellipsis_sentences_unmarked(s: str, rng: random.Random, ctx: dict) -> str 
         return None
     a = rng.randint(3, len(w) - 2)
     b = rng.randint(1, len(o) - 3)
-    return " ".join(w[:a]) + " … " + " ".join(o[b:])
+    q = " ".join(w[:a]) + " … " + " ".join(o[b:])
+    return q if _fragments_unique(q, ctx["norm"]) else None
 
 
 def e_ellipsis_paragraphs(s: str, rng: random.Random, ctx: dict) -> str | None:
     nxt = ctx.get("next_sentence")
     if not nxt or ctx.get("same_paragraph"):
         return None
-    return s + " … " + nxt
+    q = s + " … " + nxt
+    return q if _fragments_unique(q, ctx["norm"]) else None
 
 
 def e_symbol(s: str, rng: random.Random, ctx: dict) -> str | None:
@@ -815,6 +818,8 @@ def e_split_word(s: str, rng: random.Random, ctx: dict) -> str | None:
         if not bare.isalpha() or len(bare) < 7:
             continue
         for k in range(3, len(bare) - 2):
+            if _hyphen_there(ctx["text"], bare, k):
+                continue  # the source's "previously-\nread": its hyphen typed as a space
             if bare[:k].lower() in vocab and bare[k:].lower() in vocab:
                 opts.append((i, x.replace(bare, bare[:k] + " " + bare[k:])))
                 break
@@ -823,6 +828,22 @@ def e_split_word(s: str, rng: random.Random, ctx: dict) -> str | None:
     i, new = rng.choice(opts)
     w[i] = new
     return " ".join(w)
+
+
+def _hyphen_there(text: str, word: str, k: int) -> bool:
+    """Whether the source writes ``word`` with a hyphen (or a line-break hyphen) at ``k``."""
+    rx = rf"(?i){re.escape(word[:k])}[-\u00ad\u2010\u2011]\s*{re.escape(word[k:])}"
+    return re.search(rx, text) is not None
+
+
+def _fragments_unique(q: str, norm: str) -> bool:
+    """Each fragment of an ellipsis quote occurs once in the source: an altered quote whose
+    fragments also stand elsewhere may be an honest quote of that other passage."""
+    for f in re.split(r"\s*(?:…|\.\.\.|\[\.\.\.\]|\[…\])\s*", q):
+        f = normalize_for_match(f).strip(".,;:'\" ")
+        if f and norm.count(f) + norm.count(f[:1].swapcase() + f[1:]) > 1:
+            return False
+    return True
 
 
 def e_join_words(s: str, rng: random.Random, ctx: dict) -> str | None:
@@ -911,6 +932,8 @@ def e_split_nonword(s: str, rng: random.Random, ctx: dict) -> str | None:
 EDIT_HONEST: list[tuple[str, Callable[..., str | None]]] = [
     ("html_entities", e_entities),
     ("split_nonword", e_split_nonword),
+    ("ellipsis", v_ellipsis),  # a second round of these two: at least 40 of each
+    ("ellipsis_two_sentences", v_ellipsis_sentences),
 ]
 EDIT_ALTERED: list[tuple[str, Callable[..., str | None]]] = [
     ("bracket_negation", e_bracket_negation),
@@ -939,7 +962,7 @@ def _absent_form(quote: str, norm: str) -> bool:
 # --- marks in the source itself: windows of words around them ----------------------------------
 
 _SOURCE_BRACKET = re.compile(r"\[(?:\d+(?:[,–-]\s*\d+)*|[A-Z]+\d*)\]")
-_SOURCE_DOTS = re.compile(r"(?<=\w) ?(?:\. \. \.|\.\.\.)(?= \w)")
+_SOURCE_DOTS = re.compile(r"(?<=\w) ?(?:\. \. \.|\.\.\.|…)(?= \w)")
 _SOURCE_SYMBOL = re.compile("[" + re.escape("".join(SYMBOL_SWAPS) + DROPPABLE_SYMBOLS) + "]")
 _SOURCE_INNER_QUOTES = re.compile(
     r"(?<=\w )([\"\u201c])(\w[^\"\u201c\u201d\n]{0,40}?)([\"\u201d])(?= \w|[,.])"
@@ -947,11 +970,14 @@ _SOURCE_INNER_QUOTES = re.compile(
 
 
 def windows(
-    text: str, rx: re.Pattern[str], n: int, rng: random.Random
+    text: str, rx: re.Pattern[str], n: int, rng: random.Random, per_match: int = 1
 ) -> list[tuple[int, int, re.Match[str]]]:
-    """Up to ``n`` spans of 10–16 whole words around matches of ``rx`` within one paragraph."""
-    ms = list(rx.finditer(text))
+    """Up to ``n`` spans of 10–16 whole words around matches of ``rx`` within one paragraph;
+    with ``per_match`` > 1, up to that many windows of different widths around each (for marks
+    the corpus has few of)."""
+    ms = list(rx.finditer(text)) * per_match
     rng.shuffle(ms)
+    seen: set[tuple[int, int]] = set()
     out: list[tuple[int, int, re.Match[str]]] = []
     used: set[int] = set()
     for m in ms:
@@ -966,16 +992,26 @@ def windows(
             continue
         a, b = ps + before[0].start(), m.end() + after[-1].end()
         span = text[a:b]
-        if (a > 0 and not text[a - 1].isspace()) or span.endswith("-") or "-\n" in span:
+        if (
+            (a > 0 and not text[a - 1].isspace())
+            or re.search(r"[-\u00ad\u2010]\s*$", text[max(0, a - 4) : a])
+            or span.endswith("-")
+            or "-\n" in span
+        ):
             continue  # a word cut by the window or by the source's line-break hyphen
         letters = sum(c.isalpha() for c in span)
-        if letters < 0.6 * sum(not c.isspace() for c in span) or a // 2000 in used:
+        if (a, b) in seen:
+            continue
+        if letters < 0.6 * sum(not c.isspace() for c in span) or (
+            per_match == 1 and a // 2000 in used
+        ):
             continue
         if re.search(r"[\[\]]", span.replace(m.group(), "")) and rx is not _SOURCE_BRACKET:
             continue
         while span and span[-1] in ',;:(["“':
             span = span[:-1]
         used.add(a // 2000)
+        seen.add((a, b))
         out.append((a, a + len(span), m))
     return out
 
@@ -1012,7 +1048,7 @@ def source_mark_cases(
                 a,
                 b,
             )
-    for a, b, _m in windows(text, _SOURCE_DOTS, quota, rng):
+    for a, b, _m in windows(text, _SOURCE_DOTS, 3 * quota, rng, per_match=3):
         add("source_ellipsis", writer_copy(text[a:b]), True, a, b)
     for a, b, m in windows(text, _SOURCE_SYMBOL, quota, rng):
         q = writer_copy(text[a:b])
@@ -1140,6 +1176,7 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                 "text": text,
                 "vocab_set": vocab_set,
                 "vocab_raw": vocab_raw,
+                "norm": norm,
             }
             stem = f"{path.stem[:24]}-{n:02d}"
             # the kind used least so far that applies to this sentence: every kind is exercised
@@ -1177,6 +1214,7 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
             for kind, fn in sorted(EDIT_HONEST, key=lambda kf: (counts.get(kf[0], 0), kf[0])):
                 q = fn(base, rng, ctx)
                 if q and q != base:
+                    end = spans[si + 1][1] if kind == "ellipsis_two_sentences" else b
                     cases.append(
                         {
                             "id": f"{stem}-eh",
@@ -1184,7 +1222,7 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                             "quote": q,
                             "expect_found": True,
                             "kind": kind,
-                            "expect_norm": normalize_for_match(text[a:b]),
+                            "expect_norm": normalize_for_match(text[a:end]),
                         }
                     )
                     counts[kind] = counts.get(kind, 0) + 1
