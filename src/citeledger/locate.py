@@ -216,28 +216,36 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
 _HYPHEN = re.compile(r"[-\u2010\u2011]")
+_INNER_HYPHEN = re.compile(r"[^\W\d_][-\u2010\u2011][^\W\d_]")
 _SOURCE_JOIN = "(?:[" + re.escape(DASHES + "\u00ad") + r"]\s*|\u00ad)"
 
 
 def _hyphen_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     """A hyphen the quote has must be in the source there ("re-act" is not "react"): as a
     hyphen or dash, or as a line-break hyphen of the source's layout."""
-    if "-" not in raw and "\u2010" not in raw and "\u2011" not in raw:
-        return None
+    if ("-" not in raw and "\u2010" not in raw and "\u2011" not in raw) or not _INNER_HYPHEN.search(
+        raw
+    ):
+        return None  # no hyphen between two letters ("-\n" at a line end is not one)
     lo, hi = max(0, cs - 40), ce + 40
     plain = _BRACKETED.sub(" ", raw) if "[" in raw else raw
     # the words with a hyphen, one by one (a regex over the whole quote costs more)
-    for tok in [t for t in plain.split() if "-" in t or "\u2010" in t or "\u2011" in t]:
-        if text.find(tok, lo, hi) != -1:
+    words = [
+        m.group()
+        for tok in plain.split()
+        if "-" in tok or "\u2010" in tok or "\u2011" in tok
+        for m in _COMPOUND.finditer(tok)
+    ]
+    area = ""
+    for word in words:
+        if text.find(word, lo, hi) != -1:
             continue  # the cheap test: the word as typed is there, hyphens and all
-        area = text[lo:hi]
-        if not (tok.isascii() and area.isascii()):
-            tok, area = unicodedata.normalize("NFKC", tok), unicodedata.normalize("NFKC", area)
-        for m in _COMPOUND.finditer(tok):
-            word = m.group()
-            rx = _SOURCE_JOIN.join(re.escape(p) for p in _HYPHEN.split(word))
-            if not re.compile(rx, re.IGNORECASE).search(area):
-                return f"the quote's hyphen in '{word}' is not in the source"
+        area = area or text[lo:hi]
+        if not (word.isascii() and area.isascii()):
+            word, area = unicodedata.normalize("NFKC", word), unicodedata.normalize("NFKC", area)
+        rx = _SOURCE_JOIN.join(re.escape(p) for p in _HYPHEN.split(word))
+        if not re.compile(rx, re.IGNORECASE).search(area):
+            return f"the quote's hyphen in '{word}' is not in the source"
     return None
 
 
@@ -670,7 +678,8 @@ def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool,
         if left.endswith(" ") or not left:
             return f"(?P<o{i}>(?: ?(?P<{g}>{lit}))?)", bool(left), False
         return f"(?P<o{i}>(?P<{g}>{lit})?)", False, False
-    attached = (left and not left.endswith(" ")) or (right and not right.startswith(" "))
+    # a dash before it is no attachment: "change - [the system] was" normalises "change-[...]"
+    attached = (left and not left.endswith((" ", "-"))) or (right and not right.startswith(" "))
     if attached:  # "[t]he", "[in]sufficient": the same letters, a case change at most
         return f"(?P<o{i}>(?P<{g}>{lit}|{c}))", False, False
     if not left.strip() or not right.strip():
@@ -888,9 +897,10 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if _PARAGRAPH.search(gap):
         problems.append("the words left out at the ellipsis run across a paragraph break")
         return False
-    crosses = any(
+    stretch = text[max(0, x - 1) : y + 2]
+    crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
         m.group(1).lower().replace(".", "") not in _ABBREVIATIONS
-        for m in _GAP_SENTENCE_END.finditer(text[max(0, x - 1) : y + 2])
+        for m in _GAP_SENTENCE_END.finditer(stretch)
     )
     if crosses and (short or not ended):
         problems.append(
@@ -1158,7 +1168,9 @@ def _same_letters(
     if any(_is_negation(t.key) and t.key != "non" for t in qtoks + stoks):
         return False  # "not able" is not "notable", "nowhere" is not "now here" ("non" is a prefix)
     a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
-    if _JOIN_MARKS.search(prepared.text, a, b):
+    if _JOIN_MARKS.search(prepared.text, a, b) and (
+        split is stoks or _cuts_at_marks(qtoks, prepared.text[a:b])
+    ):
         return True  # the source's hyphen or dash (a line break alone is a space: see below)
     if quote is not None:
         qp, off = quote
@@ -1178,6 +1190,24 @@ def _same_letters(
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _cuts_at_marks(qtoks: list[_Tok], source: str) -> bool:
+    """Whether the quote splits the source's word only where the source has its hyphen or
+    line-break hyphen ("Außenwin-\nkel" may be "Außenwin kel", not "Außen winkel")."""
+    cuts: set[int] = set()
+    n = 0
+    for ch in source:
+        if ch.isalnum() or ch in "'\u2019":
+            n += 1
+        elif _JOIN_MARKS.match(ch):
+            cuts.add(n)
+    at = 0
+    for t in qtoks[:-1]:
+        at += len(t.key)
+        if at not in cuts:
+            return False
+    return True
 
 
 def _vocabulary(prepared: Prepared) -> frozenset[str]:

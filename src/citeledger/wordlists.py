@@ -112,8 +112,11 @@ _DIGIT = re.compile(r"\d")
 _CLASS_OF: dict[str, str] = {}
 for _name, _words in reversed(MEANINGFUL_CLASSES.items()):
     _CLASS_OF.update(dict.fromkeys(_words, _name))  # the first class named wins
-_PHRASE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in NEGATIVE_PHRASES) + r")\b")
+_PHRASE = re.compile(
+    r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in NEGATIVE_PHRASES) + r")\b"
+)
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
+_CLASS_ENDINGS = ("n't", "n’t", "less")
 
 
 def is_reference(span: str) -> bool:
@@ -147,16 +150,23 @@ def word_class(word: str) -> str | None:
 
 def first_meaningful(text: str) -> tuple[str, str] | None:
     """The first number, symbol or listed word of ``text`` and its class, or None (a listed
-    phrase first, then a symbol, then a word)."""
-    low = " ".join(text.lower().split())
+    phrase first, then a symbol, then a word). It runs on every omission the locator checks:
+    one table look-up per word, ``word_class`` only where a cheap test says it may matter."""
+    low = text.lower()
     m = _PHRASE.search(low)
     if m:
-        return m.group(), "negative word"
+        return " ".join(m.group().split()), "negative word"
     m = _SYMBOL.search(text)
     if m:
         return m.group(), "symbol"
+    get = _CLASS_OF.get
     for w in _WORDS.findall(text):
-        cls = word_class(w)
+        lw = w.lower()
+        cls = get(lw)
+        if cls is None and (
+            lw[0].isdigit() or lw.endswith(_CLASS_ENDINGS) or lw.startswith(NEGATIVE_PREFIXES)
+        ):
+            cls = word_class(lw)  # the cheap test says it may be one
         if cls is not None:
             return w, cls
     return None
