@@ -119,7 +119,7 @@ def honest(s: str, rng: random.Random) -> tuple[str, str]:
         return kind, " ".join(x[:4] + "-\n" + x[4:] if len(x) > 9 and x.isalpha() else x for x in w)
     if kind == "nbsp":
         return kind, "\u00a0".join(w)
-    cut = _honest_omission(w)
+    cut = None if re.search(r"\n\s*\n", s) else _honest_omission(w)  # one paragraph
     if cut is not None:
         a, b = cut
         return kind, " ".join(w[:a]) + " ... " + " ".join(w[b:])
@@ -131,8 +131,11 @@ def _honest_omission(w: list[str]) -> tuple[int, int] | None:
     accept (docs/editorial-marks.md: no listed word left out): an honest ellipsis."""
     for size in range(len(w) - 10, 0, -1):
         for a in range(5, len(w) - 5 - size + 1):
-            if first_meaningful(normalize_for_match(" ".join(w[a : a + size]))) is None:
-                return a, a + size
+            b = a + size
+            if w[a - 1].endswith("-") or w[b - 1].endswith("-"):
+                continue  # a cut inside a word the source hyphenates at a line break
+            if first_meaningful(normalize_for_match(" ".join(w[a - 1 : b + 1]))) is None:
+                return a, b
     return None
 
 
