@@ -269,3 +269,15 @@ def test_short_fragment_beside_an_ellipsis_may_not_carry_a_negation() -> None:
     text = "No patient died in the first week; the drug was effective in most of the cases seen."
     refused("No ... the drug was effective in most of the cases", text)
     found("the first week ... the drug was effective in most of the cases", text)
+
+
+def test_a_found_result_is_the_dataclass_its_init_would_build() -> None:
+    """The locator builds found results without ``__init__`` (for speed): the same fields, the
+    same equality and hash as ``LocateResult(...)`` gives."""
+    import dataclasses
+
+    r = locate(TEXT, "The results, however, were unlikely to change the policy")
+    assert r.found
+    again = dataclasses.replace(r)
+    assert again == r and hash(again) == hash(r)
+    assert {f.name for f in dataclasses.fields(r)} == set(vars(r))

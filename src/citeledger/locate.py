@@ -17,6 +17,7 @@ from it, such as its lower-case form, and nothing else).
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import html
 import re
 import unicodedata
@@ -583,17 +584,48 @@ def _found(
     words = prepared.text[cs:ce]
     if match == "normalized" and words == raw:
         match = "exact"
-    return LocateResult(
-        found=True,
-        match=match,
-        char_start=cs,
-        char_end=ce,
-        source_quote=words,
-        score=score,
-        ambiguous=len(hits) > 1,
-        reason=reason,
-        edits=edit_sets[pick] if edit_sets else (),
+    return _found_result(
+        match,
+        cs,
+        ce,
+        words,
+        score,
+        len(hits) > 1,
+        reason,
+        edit_sets[pick] if edit_sets else (),
     )
+
+
+_FOUND_DEFAULTS = {f.name: f.default for f in dataclasses.fields(LocateResult)}
+
+
+def _found_result(
+    match: str,
+    cs: int,
+    ce: int,
+    words: str,
+    score: float,
+    ambiguous: bool,
+    reason: str | None,
+    edits: tuple[Edit, ...],
+) -> LocateResult:
+    """``LocateResult(found=True, ...)`` at a quarter of the cost: a frozen dataclass's
+    ``__init__`` sets its eleven fields one ``object.__setattr__`` at a time, as long as the
+    exact match it reports takes (the same fields, the same equality; tests/test_locate.py
+    compares the two)."""
+    r = object.__new__(LocateResult)
+    d = r.__dict__
+    d.update(_FOUND_DEFAULTS)
+    d["found"] = True
+    d["match"] = match
+    d["char_start"] = cs
+    d["char_end"] = ce
+    d["source_quote"] = words
+    d["score"] = score
+    d["ambiguous"] = ambiguous
+    d["reason"] = reason
+    d["edits"] = edits
+    return r
 
 
 # --- bracketed alterations -------------------------------------------------------------------
