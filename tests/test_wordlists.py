@@ -12,12 +12,16 @@ from citeledger.wordlists import (
     MODALS,
     NEGATIONS,
     NEGATIVE_WORDS,
+    NUMBER_WORDS,
     QUANTIFIERS,
     SYMBOLS,
     first_meaningful,
+    is_reference,
 )
 
-ALL = sorted(NEGATIONS | MODALS | HEDGES | QUANTIFIERS | COMPARATIVES | NEGATIVE_WORDS)
+ALL = sorted(
+    NEGATIONS | MODALS | HEDGES | QUANTIFIERS | COMPARATIVES | NEGATIVE_WORDS | NUMBER_WORDS
+)
 
 
 @pytest.mark.parametrize("word", ALL)
@@ -45,3 +49,20 @@ def test_every_symbol_is_a_difference(sym: str) -> None:
     text = "The measured value x stays well within the bound for every sample we took."
     q = f"The measured value x {sym} stays well within the bound for every sample"
     assert not locate(text, q).found
+
+
+@pytest.mark.parametrize("word", ["but", "however", "although", "though", "despite"])
+def test_a_clause_joiner_is_not_listed_and_may_be_left_out(word: str) -> None:
+    """The issue's rule lists no conjunction: leaving one out with its clause is honest."""
+    text = f"The board agreed that the plan was sound, {word} late, and it was approved in May."
+    assert first_meaningful(word) is None
+    assert locate(text, "The board agreed that the plan was sound … and it was approved").found
+
+
+def test_former_and_latter_are_references_only_after_the() -> None:
+    assert is_reference("the former") and is_reference("it") and is_reference("the latter")
+    assert not is_reference("former") and not is_reference("latter")
+    text = "Reports say that former security chief Emmerson Mnangagwa has been mapping it out."
+    assert not locate(text, "Reports say that [blamed] security chief Emmerson Mnangagwa").found
+    text = "Smith met Jones; the former has been mapping out a vision for more than a year."
+    assert locate(text, "Smith met Jones; [Smith] has been mapping out a vision").found
