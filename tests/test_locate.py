@@ -281,3 +281,18 @@ def test_a_found_result_is_the_dataclass_its_init_would_build() -> None:
     again = dataclasses.replace(r)
     assert again == r and hash(again) == hash(r)
     assert {f.name for f in dataclasses.fields(r)} == set(vars(r))
+
+
+@pytest.mark.parametrize(
+    ("omitted", "found_"),
+    [
+        ("success-\nfully", True),  # "successfully": no "fully" for the reader
+        ("the ma-\njority", False),  # "majority", broken at the line end
+        ("less-known", False),  # a hyphen inside a line: "less" is there
+        ("\ufb01fty", False),  # a ligature hides "fifty"
+    ],
+)
+def test_omitted_words_are_read_as_the_reader_reads_them(omitted: str, found_: bool) -> None:
+    text = f"The model has been {omitted} used at Google for many different purposes, they said."
+    quote = "The model has been … used at Google for many different purposes"
+    assert locate(text, quote).found is found_

@@ -903,6 +903,7 @@ _ABBREVIATIONS = _wordset(
 )
 
 
+_BROKEN_WORD = re.compile(r"(?<=[^\W\d_])(?:-\s+|\u00ad\s*)(?=[^\W\d_])")
 _SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
 _WORD_BEFORE = re.compile(r"(\w*)$")
 
@@ -941,9 +942,12 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
         )
         return False
     # read as the reader reads it: "the ma-\njority" holds "majority"
-    said = first_meaningful(gap)
-    if said is None and ("-" in gap or not gap.isascii()):
-        said = first_meaningful(normalize_for_match(gap))  # "the ma-\njority" holds "majority"
+    # read as the reader reads it: "the ma-\njority" holds "majority", "success-\nfully" no
+    # "fully"; a hyphen inside a line stays ("less-known" holds "less")
+    read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
+    said = first_meaningful(read)
+    if said is None and not read.isascii():
+        said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
