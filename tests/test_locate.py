@@ -296,3 +296,15 @@ def test_omitted_words_are_read_as_the_reader_reads_them(omitted: str, found_: b
     text = f"The model has been {omitted} used at Google for many different purposes, they said."
     quote = "The model has been … used at Google for many different purposes"
     assert locate(text, quote).found is found_
+
+
+def test_an_initial_ends_no_sentence_for_an_ellipsis() -> None:
+    """ "U.S. Army" goes on: a quote cutting after "U.S." has not marked a sentence end."""
+    text = (
+        "The report was sent to the U.S. Army officials who, after a delay, said the plan "
+        "was approved. The treaty can then be reinstated in full by the council."
+    )
+    assert not locate(
+        text, "The report was sent to the U.S. … the treaty can then be reinstated"
+    ).found
+    assert locate(text, "The report was sent to the U.S. Army … said the plan").found

@@ -344,6 +344,8 @@ def v_ellipsis_sentences(s: str, rng: random.Random, ctx: dict) -> str | None:
     nxt = ctx.get("next_sentence")
     if not nxt or not ctx.get("same_paragraph"):
         return None
+    if re.fullmatch(r"(?:\w\.)+", s.split()[-1]):
+        return None  # "of the U.S." is the splitter cutting at an initial, not a sentence end
     if _has_negation(_words(s)[-6:]) or _has_negation(_words(nxt)[:6]):
         return None
     if first_meaningful(ctx["between"]):

@@ -908,6 +908,12 @@ _SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|
 _WORD_BEFORE = re.compile(r"(\w*)$")
 
 
+def _abbreviation(word: str) -> bool:
+    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
+    Smith", "U.S. Army", "S. Paulo")."""
+    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
 def _ends_sentence(text: str, x: int) -> bool:
     """Whether the quote's full stop before the omission at ``x`` can mark a sentence end: the
     quoter's own (the source goes on, the omission takes the sentence's end), or the source's
@@ -916,7 +922,7 @@ def _ends_sentence(text: str, x: int) -> bool:
     if m is None:
         return text[x : x + 1] not in ".!?"
     before = _WORD_BEFORE.search(text, max(0, x - 12), x)
-    if before is not None and before.group(1).lower() in _ABBREVIATIONS:
+    if before is not None and _abbreviation(before.group(1)):
         return False
     after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
     return not after[:1].islower()
@@ -932,8 +938,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
         return False
     stretch = text[max(0, x - 1) : y + 2]
     crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
-        m.group(1).lower().replace(".", "") not in _ABBREVIATIONS
-        for m in _GAP_SENTENCE_END.finditer(stretch)
+        not _abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
     )
     if crosses and (short or not ended):
         problems.append(
