@@ -221,12 +221,23 @@ _INNER_HYPHEN = re.compile(r"[^\W\d_][-\u2010\u2011][^\W\d_]")
 _SOURCE_JOIN = "(?:[" + re.escape(DASHES + "\u00ad") + r"]\s*|\u00ad)"
 
 
+def _inner_hyphen(raw: str) -> bool:
+    """Whether a hyphen stands between two letters: ``str.find`` from hyphen to hyphen (a
+    pattern would try every position of the quote)."""
+    if "\u2010" in raw or "\u2011" in raw:
+        return _INNER_HYPHEN.search(raw) is not None
+    i = raw.find("-")
+    while i > 0:
+        if raw[i - 1].isalpha() and raw[i + 1 : i + 2].isalpha():
+            return True
+        i = raw.find("-", i + 1)
+    return i == 0 and _INNER_HYPHEN.search(raw) is not None
+
+
 def _hyphen_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     """A hyphen the quote has must be in the source there ("re-act" is not "react"): as a
     hyphen or dash, or as a line-break hyphen of the source's layout."""
-    if ("-" not in raw and "\u2010" not in raw and "\u2011" not in raw) or not _INNER_HYPHEN.search(
-        raw
-    ):
+    if not _inner_hyphen(raw):
         return None  # no hyphen between two letters ("-\n" at a line end is not one)
     lo, hi = max(0, cs - 40), ce + 40
     plain = _BRACKETED.sub(" ", raw) if "[" in raw else raw
