@@ -80,7 +80,8 @@ def test_bracketed_alterations() -> None:
     assert found("[T]he committee found that the treatment").startswith("The committee")
     found("The committee found that [it] was not effective")  # [it] for "the treatment"
     found("Prices rose by 1.5 percent [sic] in 2019")  # an insertion
-    found("[The panel] must be received within 60 days")  # an edge word replaced
+    # a content word replaced is not an editorial bracket (docs/editorial-marks.md)
+    refused("[The panel] must be received within 60 days")
 
 
 def test_bracket_may_not_stand_for_a_negation_or_a_number() -> None:
@@ -92,8 +93,10 @@ def test_bracket_may_not_stand_for_a_negation_or_a_number() -> None:
 def test_ellipsis_fragments_found_in_order_close_together() -> None:
     got = found("The results, however, were unlikely ... in the short term")
     assert got.startswith("The results") and got.endswith("short term")
-    found("Prices rose by 1.5 percent \u2026 the Bank of England said")
-    found("The results, however, were unlikely to change the policy [...] She can\u2019t say")
+    # the omission holds a number ("in 2019"), or crosses a sentence end the quote does not mark
+    refused("Prices rose by 1.5 percent \u2026 the Bank of England said")
+    refused("The results, however, were unlikely to change the policy [...] She can\u2019t say")
+    found("The results, however, were unlikely to change the policy. [...] She can\u2019t say")
 
 
 def test_ellipsis_may_not_hide_a_negation() -> None:
@@ -221,7 +224,7 @@ def test_relocating_within_a_window_finds_the_same_words() -> None:
     for q in (
         "The committee found that [it] was not effective",
         "It was a well known classification of the first order",
-        "The results, however, were unlikely to change ... She can't say",
+        "The results, however, were unlikely to change. ... She can't say",
     ):
         r = locate(TEXT, q)
         assert r.found and r.char_start is not None and r.char_end is not None
@@ -266,3 +269,42 @@ def test_short_fragment_beside_an_ellipsis_may_not_carry_a_negation() -> None:
     text = "No patient died in the first week; the drug was effective in most of the cases seen."
     refused("No ... the drug was effective in most of the cases", text)
     found("the first week ... the drug was effective in most of the cases", text)
+
+
+def test_a_found_result_is_the_dataclass_its_init_would_build() -> None:
+    """The locator builds found results without ``__init__`` (for speed): the same fields, the
+    same equality and hash as ``LocateResult(...)`` gives."""
+    import dataclasses
+
+    r = locate(TEXT, "The results, however, were unlikely to change the policy")
+    assert r.found
+    again = dataclasses.replace(r)
+    assert again == r and hash(again) == hash(r)
+    assert {f.name for f in dataclasses.fields(r)} == set(vars(r))
+
+
+@pytest.mark.parametrize(
+    ("omitted", "found_"),
+    [
+        ("success-\nfully", True),  # "successfully": no "fully" for the reader
+        ("the ma-\njority", False),  # "majority", broken at the line end
+        ("less-known", False),  # a hyphen inside a line: "less" is there
+        ("\ufb01fty", False),  # a ligature hides "fifty"
+    ],
+)
+def test_omitted_words_are_read_as_the_reader_reads_them(omitted: str, found_: bool) -> None:
+    text = f"The model has been {omitted} used at Google for many different purposes, they said."
+    quote = "The model has been … used at Google for many different purposes"
+    assert locate(text, quote).found is found_
+
+
+def test_an_initial_ends_no_sentence_for_an_ellipsis() -> None:
+    """ "U.S. Army" goes on: a quote cutting after "U.S." has not marked a sentence end."""
+    text = (
+        "The report was sent to the U.S. Army officials who, after a delay, said the plan "
+        "was approved. The treaty can then be reinstated in full by the council."
+    )
+    assert not locate(
+        text, "The report was sent to the U.S. … the treaty can then be reinstated"
+    ).found
+    assert locate(text, "The report was sent to the U.S. Army … said the plan").found

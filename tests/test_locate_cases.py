@@ -1,5 +1,6 @@
 """The labelled set (tests/data/locate_cases.jsonl, built by tools/make_locate_cases.py from
-../shared/corpus): zero false accepts, recall ≥ 0.98, honest quotes found at their own words.
+../shared/corpus): zero false accepts, recall ≥ 0.99 per honest kind, honest quotes found at
+their own words.
 
 Print the per-kind figures with:
     .venv/bin/citeledger locate --batch tests/data/locate_cases.jsonl --score --out /dev/null
@@ -77,7 +78,41 @@ def test_zero_false_accepts_and_recall(batch: tuple[list[dict], list[dict]]) -> 
     report = "\n".join(scores.lines())
     assert not scores.unresolved, report
     assert scores.false_accepts == (), report
-    assert scores.recall >= 0.98, report
+    assert scores.recall >= 0.99, report
+
+
+def test_every_kind_is_measured_on_enough_cases_and_every_honest_kind_is_found(
+    batch: tuple[list[dict], list[dict]],
+) -> None:
+    """Per kind, as the issue's done-when says: recall >= 0.99 on every honest kind, no altered
+    quote found, and at least 40 cases of each editorial-mark kind."""
+    cases, results = batch
+    by_id = {r["id"]: r for r in results}
+    seen: dict[tuple[str, bool], list[bool]] = {}
+    for c in cases:
+        seen.setdefault((c["kind"], c["expect_found"]), []).append(by_id[c["id"]]["found"])
+    low = {k: sum(v) / len(v) for k, v in seen.items() if k[1] and sum(v) / len(v) < 0.99}
+    accepted = {k[0]: sum(v) for k, v in seen.items() if not k[1] and any(v)}
+    assert not low and not accepted, (low, accepted)
+    for kind in ("ellipsis", "ellipsis_two_sentences", "source_ellipsis", "html_entities"):
+        assert len(seen.get((kind, True), [])) >= 40, kind
+    for kind in (
+        "bracket_negation",
+        "bracket_number",
+        "bracket_content_word",
+        "bracket_inserted_word",
+        "bracket_letters",
+        "ellipsis_listed_word",
+        "ellipsis_unmarked_sentences",
+        "ellipsis_across_paragraphs",
+        "symbol_added",
+        "symbol_changed",
+        "word_split",
+        "words_joined",
+        "scare_quotes_added",
+        "quote_marks_removed",
+    ):
+        assert len(seen.get((kind, False), [])) >= 40, kind
 
 
 def test_honest_quotes_are_found_at_their_own_words(batch: tuple[list[dict], list[dict]]) -> None:

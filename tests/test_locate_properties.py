@@ -18,6 +18,16 @@ from hypothesis import strategies as st
 from citeledger.locate import locate_prepared, prepare
 from citeledger.locate_cmd import extract_path
 from citeledger.normalize import Prepared, normalize_for_match
+from citeledger.wordlists import (
+    COMPARATIVES,
+    HEDGES,
+    MODALS,
+    NEGATIONS,
+    NEGATIVE_WORDS,
+    NUMBER_WORDS,
+    QUANTIFIERS,
+    is_reference,
+)
 from conftest import CORPUS
 
 SOURCES = ("text/project_gutenberg_frankenstein.txt", "text/rfc2616.txt")
@@ -173,4 +183,96 @@ def test_one_change_of_meaning_is_refused(
     if reformat:
         quote = honest(quote, rng)  # honest formatting must not unlock an altered quote
     r = locate_prepared(prep, quote)
+    assert not r.found, (quote, r)
+
+
+# --- the editorial-mark rules (docs/editorial-marks.md), one property each --------------------
+
+_LISTED = sorted(
+    NEGATIONS | MODALS | HEDGES | QUANTIFIERS | COMPARATIVES | NEGATIVE_WORDS | NUMBER_WORDS
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(SOURCES),
+    st.integers(min_value=0),
+    st.sampled_from(["negation", "number", "word", "replace"]),
+    st.randoms(use_true_random=False),
+)
+def test_a_bracket_bringing_in_a_negation_number_or_content_word_is_refused(
+    name: str, pick: int, how: str, rng: random.Random
+) -> None:
+    prep, sentences, vocab = source(name)
+    words = sentences[pick % len(sentences)].split()
+    i = rng.randrange(1, len(words) - 1)
+    if how == "negation":
+        new = rng.choice(sorted(NEGATIONS))
+    elif how == "number":
+        new = str(rng.randint(2, 999))
+    else:
+        new = rng.choice(vocab)
+    assume(not is_reference(new) and new.lower() not in {w.lower() for w in words})
+    if how == "replace":  # a source word replaced by another content word
+        assume(not is_reference(words[i]))
+        altered = [*words[:i], f"[{new}]", *words[i + 1 :]]
+    else:  # inserted before word i
+        altered = [*words[:i], f"[{new}]", *words[i:]]
+    quote = " ".join(altered)
+    r = locate_prepared(prep, quote)
+    assert not r.found, (quote, r)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SOURCES), st.integers(min_value=0), st.randoms(use_true_random=False))
+def test_a_bracketed_case_change_is_always_found(name: str, pick: int, rng: random.Random) -> None:
+    prep, sentences, _ = source(name)
+    sentence = sentences[pick % len(sentences)]
+    assume(sentence[:1].isalpha() and sentence[1:2].isalpha())
+    words = sentence.split()
+    words[0] = f"[{words[0][0].swapcase()}]{words[0][1:]}"
+    mid = [k for k in range(1, len(words)) if words[k][:1].isalpha() and words[k][1:2].isalpha()]
+    if mid and rng.random() < 0.5:
+        k = rng.choice(mid)
+        words[k] = f"[{words[k][0].swapcase()}]{words[k][1:]}"
+    quote = " ".join(words)
+    r = locate_prepared(prep, quote)
+    assert r.found, (quote, r)
+    assert r.source_quote is not None
+    assert normalize_for_match(r.source_quote).strip(EDGE) == normalize_for_match(sentence).strip(
+        EDGE
+    )
+    assert r.edits and all(e.kind == "bracket" for e in r.edits)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(SOURCES),
+    st.integers(min_value=0),
+    st.sampled_from(_LISTED),
+    st.randoms(use_true_random=False),
+    st.sampled_from([" … ", " ... ", " [...] ", " [\u2026] ", " . . . "]),
+)
+def test_an_omission_holding_a_listed_word_is_refused(
+    name: str, pick: int, listed: str, rng: random.Random, mark: str
+) -> None:
+    """The listed word is put into the source's sentence (a window of the text around it), and
+    the quote leaves it out with up to two words either side."""
+    prep, sentences, _ = source(name)
+    sentence = sentences[pick % len(sentences)]
+    words = sentence.split()
+    assume(len(words) >= 10)
+    at = prep.text.find(sentence)
+    assume(at >= 0)
+    i = rng.randint(4, len(words) - 4)
+    source_words = [*words[:i], listed, *words[i:]]
+    a = max(3, i - rng.randint(0, 2))
+    b = min(len(source_words) - 3, i + 1 + rng.randint(0, 2))
+    window = prep.text[max(0, at - 1500) : at] + " ".join(source_words)
+    window += prep.text[at + len(sentence) : at + len(sentence) + 1500]
+    quote = " ".join(source_words[:a]) + mark + " ".join(source_words[b:])
+    kept = [normalize_for_match(" ".join(p)) for p in (source_words[:a], source_words[b:])]
+    norm = normalize_for_match(window)
+    assume(all(norm.count(k) == 1 for k in kept))  # no other passage the quote could be of
+    r = locate_prepared(prepare(window), quote)
     assert not r.found, (quote, r)

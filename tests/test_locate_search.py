@@ -7,13 +7,11 @@ The texts here are made up for these tests (repetitive on purpose, so that passa
 from __future__ import annotations
 
 import random
-import re
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeledger.locate import _bounds_ok, _first_negation, _is_negation, locate, prepare
+from citeledger.locate import _bounds_ok, locate, prepare
 from citeledger.normalize import PIECE_MARK
 
 WORDS = ["the", "see", "tree", "free", "agree", "we", "were", "here", "one", "not", "70", "ee"]
@@ -98,35 +96,3 @@ def test_a_passage_the_text_lacks_is_refused_without_a_match() -> None:
     assert not r.found
     r = locate(text, "we see the tree here")  # first letter's case only: found, ambiguous
     assert r.found and r.ambiguous
-
-
-@pytest.mark.parametrize(
-    "s",
-    [
-        "who had been sent out to look for the pieces",
-        "but it was NOT there",
-        "Don't say it",
-        "they hardly knew",
-        "nothing, nowhere; none",
-        "\u017fcarcely a word",  # long s: not a negation, whatever case-blind matching says
-        "isn't",
-        "a notable note on notation",
-        "",
-        "ΑΣ ΑΣ not",
-    ],
-)
-def test_first_negation_is_the_first_word_that_is_one(s: str) -> None:
-    expected = next((w for w in re.findall(r"[\w']+", s) if _is_negation(w)), None)
-    assert _first_negation(s) == expected
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(["not", "NOT", "Not", "n't", "don't", "no", "know", "'", " ", ".", "x"]),
-        max_size=12,
-    ).map("".join)
-)
-def test_first_negation_matches_the_word_by_word_rule(s: str) -> None:
-    expected = next((w for w in re.findall(r"[\w']+", s) if _is_negation(w)), None)
-    assert _first_negation(s) == expected

@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO / "src"))
 from citeledger.locate import NEGATIONS, STOPWORDS  # noqa: E402
 from citeledger.locate_cmd import extract_path  # noqa: E402
 from citeledger.normalize import normalize_for_match  # noqa: E402
+from citeledger.wordlists import first_meaningful, word_class  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 # Public-domain or openly licensed sources may give more quotations than the rest.
@@ -331,7 +332,9 @@ def v_ellipsis(s: str, rng: random.Random, ctx: dict) -> str | None:
     for _ in range(10):
         a = rng.randint(3, len(w) - 6)
         b = rng.randint(a + 2, min(len(w) - 3, a + 12))
-        if not _has_negation(w[max(0, a - 1) : b + 1]):
+        if not _has_negation(w[max(0, a - 1) : b + 1]) and not first_meaningful(
+            " ".join(w[a - 1 : b + 1])
+        ):
             mark = rng.choice([" ... ", " … ", " [...] ", " . . . "])
             return " ".join(w[:a]) + mark + " ".join(w[b:])
     return None
@@ -339,9 +342,13 @@ def v_ellipsis(s: str, rng: random.Random, ctx: dict) -> str | None:
 
 def v_ellipsis_sentences(s: str, rng: random.Random, ctx: dict) -> str | None:
     nxt = ctx.get("next_sentence")
-    if not nxt:
+    if not nxt or not ctx.get("same_paragraph"):
         return None
+    if re.fullmatch(r"(?:\w\.)+", s.split()[-1]):
+        return None  # "of the U.S." is the splitter cutting at an initial, not a sentence end
     if _has_negation(_words(s)[-6:]) or _has_negation(_words(nxt)[:6]):
+        return None
+    if first_meaningful(ctx["between"]):
         return None
     return s + " ... " + nxt
 
@@ -640,6 +647,441 @@ ALTERED: list[tuple[str, Callable[..., str | None]]] = [
 ]
 
 
+# --- editorial marks (docs/editorial-marks.md): one more honest and one more altered quote per
+# sentence, of the kind used least so far. Alterations that keep every letter of the source
+# (a split, a join, a hyphen, quotation marks, a symbol) are checked against the source by form.
+
+SYMBOL_SWAPS = {
+    "≤": "≥",
+    "≥": "≤",
+    "<": ">",
+    ">": "<",
+    "∈": "∉",
+    "∉": "∈",
+    "⊆": "⊇",
+    "⊇": "⊆",
+    "⊂": "⊃",
+    "⊃": "⊂",
+    "=": "≠",
+    "≠": "=",
+    "∩": "∪",
+    "∪": "∩",
+    "∀": "∃",
+    "∃": "∀",
+    "→": "←",
+    "×": "+",
+    "+": "×",
+    "±": "+",
+}
+DROPPABLE_SYMBOLS = "√¬%°∞±"
+SPLIT_NEGATIONS = {
+    "notable": "not able",
+    "nobody": "no body",
+    "nowhere": "now here",
+    "nothing": "no thing",
+    "none": "no ne",
+    "cannot": "can not",
+    "another": "a not her",
+    "nonetheless": "none the less",
+}
+
+
+def e_bracket_negation(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i, x in enumerate(w[:-1]) if x.lower() in AUX and w[i + 1].lower() != "not"]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    return " ".join([*w[: i + 1], rng.choice(["[not]", "[never]", "[no longer]"]), *w[i + 1 :]])
+
+
+def e_bracket_letters(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """Letters added in a bracket: "[in]sufficient", "[N]or", "[un]likely"."""
+    w = _words(s)
+    small = {"or": "[n]", "either": "[n]", "ever": "[n]", "one": "[n]", "any": "[m]"}
+    idx = [i for i in range(1, len(w)) if w[i] in small]
+    if idx:
+        i = rng.choice(idx)
+        w[i] = small[w[i]] + w[i]
+        return " ".join(w)
+    idx = [i for i in _content_indexes(w) if i > 0]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    w[i] = rng.choice(["[un]", "[in]", "[non]", "[dis]"]) + w[i]
+    return " ".join(w)
+
+
+def e_bracket_number(s: str, rng: random.Random, ctx: dict) -> str | None:
+    nums = list(re.finditer(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", s))
+    if nums:
+        m = rng.choice(nums)
+        new = str(int(float(m.group())) + rng.randint(1, 9))
+        return s[: m.start()] + f"[{new}]" + s[m.end() :]
+    w = _words(s)
+    idx = [i for i in range(1, len(w) - 1) if w[i] in ("a", "the", "some", "many", "all")]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    w[i] = f"[{rng.randint(2, 90)}]"
+    return " ".join(w)
+
+
+def e_bracket_content(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A source word replaced by another content word in a bracket: "[unfair]" for "fair"."""
+    w = _words(s)
+    idx = [i for i in _content_indexes(w) if 0 < i < len(w) - 1]
+    pool = ctx["content_words"]
+    if not idx or not pool:
+        return None
+    i = rng.choice(idx)
+    for _ in range(20):
+        new = rng.choice([*pool, "partly", "rarely", "only", "more", "less", "all", "unfair"])
+        if new.rstrip("s") != w[i].rstrip("s"):
+            w[i] = f"[{new}]"
+            return " ".join(w)
+    return None
+
+
+def e_bracket_inserted(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """Words the source does not have, bracketed in."""
+    w = _words(s)
+    if len(w) < 6:
+        return None
+    i = rng.randint(2, len(w) - 2)
+    pool = ctx["content_words"]
+    word = (
+        rng.choice(["partly", "only", "rarely", "all", "more", "may", *pool[:50]])
+        if pool
+        else "only"
+    )
+    return " ".join([*w[:i], f"[{word}]", *w[i:]])
+
+
+def e_ellipsis_listed(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """An omission that holds a number, modal, quantifier, hedge, comparative or negative."""
+    w = _words(s)
+    idx = [i for i in range(3, len(w) - 3) if first_meaningful(w[i].strip(".,;:!?\"'()"))]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    a = max(3, i - rng.randint(0, 2))
+    b = min(len(w) - 3, i + 1 + rng.randint(0, 2))
+    if b - a < 1 or _has_negation(w[:a]) != _has_negation(w[:a]):
+        return None
+    q = " ".join(w[:a]) + rng.choice([" … ", " ... ", " [...] "]) + " ".join(w[b:])
+    return q if _fragments_unique(q, ctx["norm"]) else None
+
+
+def e_ellipsis_sentences_unmarked(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """The start of one sentence joined to the end of the next, the full stop not quoted."""
+    nxt = ctx.get("next_sentence")
+    if not nxt:
+        return None
+    w, o = _words(s), _words(nxt)
+    if len(w) < 5 or len(o) < 5:
+        return None
+    a = rng.randint(3, len(w) - 2)
+    b = rng.randint(1, len(o) - 3)
+    q = " ".join(w[:a]) + " … " + " ".join(o[b:])
+    return q if _fragments_unique(q, ctx["norm"]) else None
+
+
+def e_ellipsis_paragraphs(s: str, rng: random.Random, ctx: dict) -> str | None:
+    nxt = ctx.get("next_sentence")
+    if not nxt or ctx.get("same_paragraph"):
+        return None
+    q = s + " … " + nxt
+    return q if _fragments_unique(q, ctx["norm"]) else None
+
+
+def e_symbol(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A superscript or a symbol added where the source has none ("km²" for "km")."""
+    w = _words(s)
+    idx = [i for i in _content_indexes(w) if 0 < i < len(w) - 1]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    mark = rng.choice(["²", "³", "₂", " ≤", " ¬", " √", " ∞", "%", "°"])
+    w[i] = w[i] + mark
+    return " ".join(w)
+
+
+def e_split_word(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A source word split into a negation or into other real words ("now here")."""
+    w = _words(s)
+    vocab = ctx["vocab_set"]
+    opts = []
+    for i, x in enumerate(w):
+        bare = x.strip(".,;:!?\"'()")
+        if bare.lower() in SPLIT_NEGATIONS:
+            opts.append((i, x.replace(bare, SPLIT_NEGATIONS[bare.lower()])))
+            continue
+        if not bare.isalpha() or len(bare) < 7:
+            continue
+        for k in range(3, len(bare) - 2):
+            if _hyphen_there(ctx["text"], bare, k):
+                continue  # the source's "previously-\nread": its hyphen typed as a space
+            if bare[:k].lower() in vocab and bare[k:].lower() in vocab:
+                opts.append((i, x.replace(bare, bare[:k] + " " + bare[k:])))
+                break
+    if not opts:
+        return None
+    i, new = rng.choice(opts)
+    w[i] = new
+    return " ".join(w)
+
+
+def _hyphen_there(text: str, word: str, k: int) -> bool:
+    """Whether the source writes ``word`` with a hyphen (or a line-break hyphen) at ``k``."""
+    rx = rf"(?i){re.escape(word[:k])}[-\u00ad\u2010\u2011]\s*{re.escape(word[k:])}"
+    return re.search(rx, text) is not None
+
+
+def _fragments_unique(q: str, norm: str) -> bool:
+    """Each fragment of an ellipsis quote occurs once in the source: an altered quote whose
+    fragments also stand elsewhere may be an honest quote of that other passage."""
+    for f in re.split(r"\s*(?:…|\.\.\.|\[\.\.\.\]|\[…\])\s*", q):
+        f = normalize_for_match(f).strip(".,;:'\" ")
+        if f and norm.count(f) + norm.count(f[:1].swapcase() + f[1:]) > 1:
+            return False
+    return True
+
+
+def e_join_words(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """Two source words joined into another word ("no body" → "nobody", "a part" → "apart")."""
+    w = _words(s)
+    vocab = ctx["vocab_raw"]
+    idx = [
+        i
+        for i in range(len(w) - 1)
+        if w[i].isalpha()
+        and w[i + 1].isalpha()
+        and ((w[i] + w[i + 1]).lower() in vocab or w[i].lower() in NEGATIONS)
+    ]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    return " ".join([*w[:i], w[i] + w[i + 1], *w[i + 2 :]])
+
+
+def e_hyphen(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A hyphen the source does not have: "re-act" for "react"."""
+    w = _words(s)
+    idx = [i for i in _content_indexes(w) if len(w[i]) >= 6]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    x = w[i]
+    cut = 2 if x[:2] in ("re", "de", "co", "un", "in") else rng.randint(2, len(x) - 3)
+    if re.search(
+        rf"(?i){re.escape(x[:cut])}[-\u2010\u2011\u2013\u2014\u00ad]\s*{re.escape(x[cut:])}",
+        ctx["text"],
+    ):
+        return None
+    w[i] = x[:cut] + "-" + x[cut:]
+    return " ".join(w)
+
+
+def e_scare_quotes(s: str, rng: random.Random, ctx: dict) -> str | None:
+    w = _words(s)
+    idx = [i for i in _content_indexes(w) if 0 < i < len(w) - 1]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    left, right = rng.choice([('"', '"'), ("\u201c", "\u201d"), ("'", "'"), ("\u2018", "\u2019")])
+    w[i] = left + w[i] + right
+    return " ".join(w)
+
+
+def e_entities(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """HTML entities typed into the quote: decoded, the same words."""
+    out = s.replace("&", "&amp;")
+    out = re.sub(
+        r"(?<=\w)['\u2019](?=\w)", lambda m: rng.choice(["&#8217;", "&rsquo;", "&#x2019;"]), out
+    )
+    w = out.split(" ")
+    i = rng.randint(1, len(w) - 1)
+    return " ".join(w[:i]) + "&nbsp;" + " ".join(w[i:])
+
+
+def e_split_nonword(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A long word typed split where neither piece is a word (a PDF's "classi fication")."""
+    if not re.search(r"\w[.!?]?$", s):
+        return None  # a fuzzy match's span leaves out punctuation at the end: not this rule's
+    w = _words(s)
+    vocab = ctx["vocab_set"]
+    opts = []
+    for i in _long_word_indexes(w, 9):
+        x = w[i]
+        for k in range(4, len(x) - 3):
+            a, b = x[:k].lower(), x[k:].lower()
+            if (
+                a not in vocab
+                and b not in vocab
+                and not word_class(a)
+                and not word_class(b)
+                and a not in STOPWORDS
+                and b not in STOPWORDS
+            ):
+                opts.append((i, x[:k] + " " + x[k:]))
+                break
+    if not opts:
+        return None
+    i, new = rng.choice(opts)
+    w[i] = new
+    return " ".join(w)
+
+
+EDIT_HONEST: list[tuple[str, Callable[..., str | None]]] = [
+    ("html_entities", e_entities),
+    ("split_nonword", e_split_nonword),
+    ("ellipsis", v_ellipsis),  # a second round of these two: at least 40 of each
+    ("ellipsis_two_sentences", v_ellipsis_sentences),
+]
+EDIT_ALTERED: list[tuple[str, Callable[..., str | None]]] = [
+    ("bracket_negation", e_bracket_negation),
+    ("bracket_letters", e_bracket_letters),
+    ("bracket_number", e_bracket_number),
+    ("bracket_content_word", e_bracket_content),
+    ("bracket_inserted_word", e_bracket_inserted),
+    ("ellipsis_listed_word", e_ellipsis_listed),
+    ("ellipsis_unmarked_sentences", e_ellipsis_sentences_unmarked),
+    ("ellipsis_across_paragraphs", e_ellipsis_paragraphs),
+    ("symbol_added", e_symbol),
+    ("word_split", e_split_word),
+    ("words_joined", e_join_words),
+    ("hyphen_added", e_hyphen),
+    ("scare_quotes_added", e_scare_quotes),
+]
+# Letters alone do not tell these from the source: their form must be absent instead.
+SAME_LETTERS = {"word_split", "words_joined", "hyphen_added", "scare_quotes_added", "symbol_added"}
+
+
+def _absent_form(quote: str, norm: str) -> bool:
+    q = normalize_for_match(quote).strip(".,;:'\" ")
+    return bool(q) and q not in norm and (q[:1].swapcase() + q[1:]) not in norm
+
+
+# --- marks in the source itself: windows of words around them ----------------------------------
+
+_SOURCE_BRACKET = re.compile(r"\[(?:\d+(?:[,–-]\s*\d+)*|[A-Z]+\d*)\]")
+_SOURCE_DOTS = re.compile(r"(?<=\w) ?(?:\. \. \.|\.\.\.|…)(?= \w)")
+_SOURCE_SYMBOL = re.compile("[" + re.escape("".join(SYMBOL_SWAPS) + DROPPABLE_SYMBOLS) + "]")
+_SOURCE_INNER_QUOTES = re.compile(
+    r"(?<=\w )([\"\u201c])(\w[^\"\u201c\u201d\n]{0,40}?)([\"\u201d])(?= \w|[,.])"
+)
+
+
+def windows(
+    text: str, rx: re.Pattern[str], n: int, rng: random.Random, per_match: int = 1
+) -> list[tuple[int, int, re.Match[str]]]:
+    """Up to ``n`` spans of 10–16 whole words around matches of ``rx`` within one paragraph;
+    with ``per_match`` > 1, up to that many windows of different widths around each (for marks
+    the corpus has few of)."""
+    ms = list(rx.finditer(text)) * per_match
+    rng.shuffle(ms)
+    seen: set[tuple[int, int]] = set()
+    out: list[tuple[int, int, re.Match[str]]] = []
+    used: set[int] = set()
+    for m in ms:
+        if len(out) >= n:
+            break
+        ps = max(text.rfind("\n\n", 0, m.start()), 0)
+        pe = text.find("\n\n", m.end())
+        pe = len(text) if pe == -1 else pe
+        before = list(re.finditer(r"\S+", text[ps : m.start()]))[-rng.randint(4, 7) :]
+        after = list(re.finditer(r"\S+", text[m.end() : pe]))[: rng.randint(5, 8)]
+        if len(before) < 4 or len(after) < 4:
+            continue
+        a, b = ps + before[0].start(), m.end() + after[-1].end()
+        span = text[a:b]
+        if (
+            (a > 0 and not text[a - 1].isspace())
+            or re.search(r"[-\u00ad\u2010]\s*$", text[max(0, a - 4) : a])
+            or span.endswith("-")
+            or "-\n" in span
+        ):
+            continue  # a word cut by the window or by the source's line-break hyphen
+        letters = sum(c.isalpha() for c in span)
+        if (a, b) in seen:
+            continue
+        if letters < 0.6 * sum(not c.isspace() for c in span) or (
+            per_match == 1 and a // 2000 in used
+        ):
+            continue
+        if re.search(r"[\[\]]", span.replace(m.group(), "")) and rx is not _SOURCE_BRACKET:
+            continue
+        while span and span[-1] in ",;:([\"“'—–- ":
+            span = span[:-1]
+        used.add(a // 2000)
+        seen.add((a, b))
+        out.append((a, a + len(span), m))
+    return out
+
+
+def source_mark_cases(
+    text: str, norm: str, source: str, stem: str, quota: int, rng: random.Random
+) -> list[dict]:
+    """Honest quotes with the source's own brackets (and a first-letter bracket), its own
+    ". . .", its quotation marks converted; altered ones with a symbol changed or dropped, or
+    its quotation marks removed."""
+    out: list[dict] = []
+
+    def add(kind: str, q: str, found: bool, a: int, b: int) -> None:
+        case = {
+            "id": f"{stem}-{kind}-{len(out)}",
+            "source": source,
+            "quote": q,
+            "expect_found": found,
+            "kind": kind,
+        }
+        if found:
+            case["expect_norm"] = normalize_for_match(text[a:b])
+        elif not _absent_form(q, norm):
+            return
+        out.append(case)
+
+    for a, b, _m in windows(text, _SOURCE_BRACKET, quota, rng):
+        q = writer_copy(text[a:b])
+        if q[:1].isalpha() and q[1:2].isalpha():
+            add(
+                "bracket_first_letter_beside_source_brackets",
+                f"[{q[0].swapcase()}]{q[1:]}",
+                True,
+                a,
+                b,
+            )
+    for a, b, _m in windows(text, _SOURCE_DOTS, 3 * quota, rng, per_match=3):
+        add("source_ellipsis", writer_copy(text[a:b]), True, a, b)
+    for a, b, m in windows(text, _SOURCE_SYMBOL, quota, rng):
+        q = writer_copy(text[a:b])
+        sym = m.group()
+        if sym in SYMBOL_SWAPS and rng.random() < 0.7:
+            bad = q.replace(sym, SYMBOL_SWAPS[sym], 1)
+        else:
+            bad = q.replace(sym, "", 1)
+        if bad != q and len(bad.split()) >= 5:
+            add("symbol_changed", bad, False, a, b)
+    for a, b, m in windows(text, _SOURCE_INNER_QUOTES, quota, rng):
+        q = writer_copy(text[a:b])
+        add(
+            "quote_marks_removed",
+            q.replace(m.group(1), "", 1).replace(m.group(3), "", 1),
+            False,
+            a,
+            b,
+        )
+        add(
+            "quote_marks_single",
+            q.replace(m.group(1), "\u2018", 1).replace(m.group(3), "\u2019", 1),
+            True,
+            a,
+            b,
+        )
+    return out
+
+
 # --- quotes across a page break (PDF running headers) ------------------------------------------
 
 
@@ -707,6 +1149,8 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                 if w.isalpha() and w.islower() and len(w) >= 5 and w not in STOPWORDS
             }
         )
+        vocab_set = frozenset(_letters_words(norm))
+        vocab_raw = frozenset(_letters_words(text))
         names = sorted(
             {
                 w
@@ -720,8 +1164,10 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
             a, b = spans[si]
             base = bases[si]
             nxt = None
+            between = ""
             if si + 1 < len(spans) and 0 <= spans[si + 1][0] - b <= 600:
                 nxt = bases[si + 1]
+                between = text[b : spans[si + 1][0]]
             far = [j for j in range(len(spans)) if abs(spans[j][0] - a) > 3000]
             ctx = {
                 "span": text[a:b],
@@ -729,6 +1175,12 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                 "content_words": vocab,
                 "names": names,
                 "far_sentence": bases[rng.choice(far)] if far else None,
+                "same_paragraph": nxt is not None and not _BLOCK.search(between),
+                "between": between,
+                "text": text,
+                "vocab_set": vocab_set,
+                "vocab_raw": vocab_raw,
+                "norm": norm,
             }
             stem = f"{path.stem[:24]}-{n:02d}"
             # the kind used least so far that applies to this sentence: every kind is exercised
@@ -763,6 +1215,48 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                     )
                     counts[kind] = counts.get(kind, 0) + 1
                     break
+            for kind, fn in sorted(EDIT_HONEST, key=lambda kf: (counts.get(kf[0], 0), kf[0])):
+                q = fn(base, rng, ctx)
+                if q and q != base:
+                    end = spans[si + 1][1] if kind == "ellipsis_two_sentences" else b
+                    cases.append(
+                        {
+                            "id": f"{stem}-eh",
+                            "source": source,
+                            "quote": q,
+                            "expect_found": True,
+                            "kind": kind,
+                            "expect_norm": normalize_for_match(text[a:end]),
+                        }
+                    )
+                    counts[kind] = counts.get(kind, 0) + 1
+                    break
+            for round_ in range(2):
+                for kind, fn in sorted(EDIT_ALTERED, key=lambda kf: (counts.get(kf[0], 0), kf[0])):
+                    q = fn(base, rng, ctx)
+                    if not q:
+                        continue
+                    if kind == "hyphen_added":
+                        ok = True  # normalising drops in-word hyphens; e_hyphen read the text
+                    elif kind in SAME_LETTERS:
+                        ok = _absent_form(q, norm)
+                    else:
+                        ok = _absent(q, norm, letters)
+                    if q and ok:
+                        cases.append(
+                            {
+                                "id": f"{stem}-e{round_}",
+                                "source": source,
+                                "quote": q,
+                                "expect_found": False,
+                                "kind": kind,
+                            }
+                        )
+                        counts[kind] = counts.get(kind, 0) + 1
+                        break
+        marks_quota = 8 if rel_corpus in OPEN_SOURCES else 3
+        rng3 = random.Random(zlib.crc32(rel_corpus.encode()) + 2)
+        cases.extend(source_mark_cases(text, norm, source, path.stem[:24], marks_quota, rng3))
         rng2 = random.Random(zlib.crc32(rel_corpus.encode()) + 1)
         for n, q in enumerate(page_break_quotes(text, ex.page_starts)[:3]):
             stem = f"{path.stem[:24]}-pb{n}"
@@ -787,6 +1281,10 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                     }
                 )
     return cases
+
+
+def _letters_words(s: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", s.lower())
 
 
 def _letters(s: str) -> str:

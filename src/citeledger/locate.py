@@ -17,17 +17,34 @@ from it, such as its lower-case form, and nothing else).
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import html
 import re
+import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
-from citeledger.model import LocateResult
-from citeledger.normalize import Prepared, normalize_for_match, prepare
+from citeledger.model import Edit, LocateResult
+from citeledger.normalize import DASHES, Prepared, normalize_for_match, prepare
+from citeledger.wordlists import (
+    INSERTIONS,
+    NEGATIONS,
+    SYMBOLS,
+    first_meaningful,
+    is_reference,
+)
 
-__all__ = ["Prepared", "locate", "locate_prepared", "normalize_for_match", "prepare"]
+__all__ = [
+    "NEGATIONS",
+    "Prepared",
+    "locate",
+    "locate_prepared",
+    "normalize_for_match",
+    "prepare",
+]
 
 MIN_FUZZY_WORDS = 5  # shorter quotes must match exactly or after normalisation
 MAX_FUZZY_WORDS = 150  # longer ones too: aligning them costs more than it could ever save
@@ -46,12 +63,6 @@ def _wordset(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-NEGATIONS = _wordset(
-    """
-    not no never without none nor cannot neither nobody nothing nowhere noone non hardly
-    scarcely barely rarely seldom
-    """
-)
 # Little words: they never make a split form harmless ("a part" is not "apart"), and they word
 # a difference's message. Every difference in a word refuses, little or not.
 STOPWORDS = _wordset(
@@ -70,15 +81,24 @@ _EDGE_PUNCT = ".,;:'\" "
 # sentence's own.
 _SENTENCE_END = re.compile(r"[.!?:;][\"')\]\u201d\u2019]*\s|\n[^\S\n]*\n")
 _SUPERSCRIPTS = "¹²³\u2070-\u209f"
+# Symbols are tokens (docs/editorial-marks.md): the listed ones and every mathematical symbol.
+_SYMBOL_CLASS = re.escape(
+    "".join(
+        dict.fromkeys(
+            SYMBOLS
+            + "".join(chr(c) for c in range(0x80, 0x2C00) if unicodedata.category(chr(c)) == "Sm")
+        )
+    )
+)
 _TOKEN = re.compile(
     rf"(?P<num>\d+(?:[.,]\d+)*)"
     rf"|(?P<word>[^\W\d_{_SUPERSCRIPTS}]+(?:'[^\W\d_{_SUPERSCRIPTS}]+)*)"
     rf"|(?P<sup>[{_SUPERSCRIPTS}]+)"
-    r"|(?P<sym>[%‰°$€£¥§#&@+=<>±×÷~^])"
+    rf"|(?P<sym>[{_SYMBOL_CLASS}])"
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^\W_]")
-_JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014\n\r\f]")
+_JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014]")
 
 
 class _Tok(NamedTuple):
@@ -108,7 +128,28 @@ def locate_prepared(
     With ``page_starts``, a quote that runs across a page break is also looked for with the
     pages' running headers and footers (lines that recur at the top or bottom of pages) taken
     out of the flow; the span reported still covers the source as it is, header included.
+    HTML entities typed into the quote (``&nbsp;``, ``&amp;``, ``&#8217;``) are decoded first.
     """
+    decoded = _decoded(quote)
+    if decoded != quote:
+        got = _locate_paged(prepared, decoded, page_starts, hint)
+        if got.found:
+            return got
+        literal = _locate_paged(prepared, quote, page_starts, hint)
+        return literal if literal.found else got
+    return _locate_paged(prepared, quote, page_starts, hint)
+
+
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+def _decoded(quote: str) -> str:
+    return html.unescape(quote) if "&" in quote and _ENTITY.search(quote) else quote
+
+
+def _locate_paged(
+    prepared: Prepared, quote: str, page_starts: Sequence[int], hint: int | None
+) -> LocateResult:
     result = _locate(prepared, quote, hint)
     if result.found or not page_starts:
         return result
@@ -126,7 +167,18 @@ def locate_prepared(
     cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
     if not any(cs < p < ce for p in page_starts):
         return result  # the header is not inside this span: nothing was skipped for it
+    edits = tuple(
+        Edit(
+            e.kind,
+            e.quote_text,
+            e.source_text,
+            _from_view(back, e.char_start),
+            _from_view(back, e.char_start) + (e.char_end - e.char_start),
+        )
+        for e in again.edits
+    )
     return LocateResult(
+        edits=edits,
         found=True,
         match="normalized" if again.match == "exact" else again.match,
         char_start=cs,
@@ -140,6 +192,100 @@ def locate_prepared(
 
 
 def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
+    """The search, then the marks no token comparison sees: the quote's hyphens and quotation
+    marks must be the source's (docs/editorial-marks.md)."""
+    res = _locate_inner(prepared, quote, hint)
+    if not res.found or res.char_start is None or res.char_end is None:
+        return res
+    if res.match == "exact":
+        return res  # the quote's own characters are the source's: its hyphens and marks too
+    raw = quote.strip()
+    problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
+    if problem is None and res.match == "fuzzy":
+        problem = _quote_mark_problem(raw, prepared.text[res.char_start : res.char_end])
+    if problem is None:
+        return res
+    return LocateResult(
+        found=False,
+        candidate=res.source_quote,
+        score=res.score,
+        differences=(problem,),
+        reason="the quote is not in the source",
+    )
+
+
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+_COMPOUND = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+_INNER_HYPHEN = re.compile(r"[^\W\d_][-\u2010\u2011][^\W\d_]")
+_SOURCE_JOIN = "(?:[" + re.escape(DASHES + "\u00ad") + r"]\s*|\u00ad)"
+
+
+def _inner_hyphen(raw: str) -> bool:
+    """Whether a hyphen stands between two letters: ``str.find`` from hyphen to hyphen (a
+    pattern would try every position of the quote)."""
+    if "\u2010" in raw or "\u2011" in raw:
+        return _INNER_HYPHEN.search(raw) is not None
+    i = raw.find("-")
+    while i > 0:
+        if raw[i - 1].isalpha() and raw[i + 1 : i + 2].isalpha():
+            return True
+        i = raw.find("-", i + 1)
+    return i == 0 and _INNER_HYPHEN.search(raw) is not None
+
+
+def _hyphen_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
+    """A hyphen the quote has must be in the source there ("re-act" is not "react"): as a
+    hyphen or dash, or as a line-break hyphen of the source's layout."""
+    if not _inner_hyphen(raw):
+        return None  # no hyphen between two letters ("-\n" at a line end is not one)
+    lo, hi = max(0, cs - 40), ce + 40
+    plain = _BRACKETED.sub(" ", raw) if "[" in raw else raw
+    # the words with a hyphen, one by one (a regex over the whole quote costs more)
+    words = [
+        m.group()
+        for tok in plain.split()
+        if "-" in tok or "\u2010" in tok or "\u2011" in tok
+        for m in _COMPOUND.finditer(tok)
+    ]
+    area = ""
+    for word in words:
+        if text.find(word, lo, hi) != -1:
+            continue  # the cheap test: the word as typed is there, hyphens and all
+        area = area or text[lo:hi]
+        if not (word.isascii() and area.isascii()):
+            word, area = unicodedata.normalize("NFKC", word), unicodedata.normalize("NFKC", area)
+        rx = _SOURCE_JOIN.join(re.escape(p) for p in _HYPHEN.split(word))
+        if not re.compile(rx, re.IGNORECASE).search(area):
+            return f"the quote's hyphen in '{word}' is not in the source"
+    return None
+
+
+_MARK_OR_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*|['\"]")
+
+
+def _quote_marks(s: str) -> list[int]:
+    """Where quotation marks stand, as the number of words before each (any style: single and
+    double are one kind); marks before the first or after the last word are the quote's own
+    edges, and an apostrophe inside a word is not a mark."""
+    out: list[int] = []
+    letters = 0  # counted in letters, not words: a split word must not move a mark
+    for tok in _MARK_OR_WORD.findall(normalize_for_match(s)):
+        if tok in "'\"":
+            out.append(letters)
+        else:
+            letters += len(tok) - tok.count("'")
+    return [w for w in out if 0 < w < letters]
+
+
+def _quote_mark_problem(raw: str, source: str) -> str | None:
+    """Quotation marks in the quote ⇔ in the source at that place (single ↔ double allowed)."""
+    if _quote_marks(raw) == _quote_marks(source):
+        return None
+    return "the quotation marks differ from the source's (added or left out)"
+
+
+def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     raw = quote.strip()
     core, tail = _core(normalize_for_match(raw))
     if not (core[:1].isalnum() or _ALNUM.search(core)):
@@ -160,14 +306,36 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
 
     pieces = _ELLIPSIS.split(raw)
     if len(pieces) > 1:
+        worded = [p for p in pieces if _ALNUM.search(p)]
+        if len(worded) == 1 and worded[0].strip() != raw:
+            # "… the plan was approved …": marks at the ends omit nothing between words
+            return _locate_inner(prepared, worded[0], hint)
         return _locate_ellipsis(prepared, raw, pieces, hint)
     if _BRACKET.search(core):
-        hits = _find_bracketed(norm, core, 0, len(norm), limit)
-        if hits:
-            return _found(prepared, hits, raw, tail, hint, "normalized")
+        problems: list[str] = []
+        found = _find_bracketed(prepared, core, limit, problems)
+        if found:
+            return _found(
+                prepared,
+                [h for h, _ in found],
+                raw,
+                tail,
+                hint,
+                "normalized",
+                edit_sets=[e for _, e in found],
+            )
         plain = _BRACKET.sub(lambda m: m.group(1), core)
-        return _refusal(
+        res = _refusal(
             prepared, plain, "the quote with its bracketed alterations is not in the source"
+        )
+        if not problems:
+            return res
+        return LocateResult(
+            found=False,
+            candidate=res.candidate,
+            score=res.score,
+            differences=tuple(dict.fromkeys(problems)),
+            reason=res.reason,
         )
     if len(core.split()) < MIN_FUZZY_WORDS:
         return _refusal(
@@ -406,7 +574,9 @@ def _found(
     orig: bool = False,
     score: float = 1.0,
     reason: str | None = None,
+    edit_sets: Sequence[tuple[Edit, ...]] = (),
 ) -> LocateResult:
+    """``edit_sets``: the edits of each hit, parallel to ``hits`` (none: no edits)."""
     norm = prepared.norm
     spans = []
     for ns, ne in hits if hint is not None else hits[:1]:  # without a hint, the first
@@ -416,20 +586,57 @@ def _found(
         if tail and norm.startswith(tail, ne):
             ne += len(tail)
         spans.append(prepared.orig_span(ns, ne))
-    cs, ce = spans[0] if hint is None else min(spans, key=lambda sp: (abs(sp[0] - hint), sp[0]))
+    pick = (
+        0
+        if hint is None
+        else min(range(len(spans)), key=lambda i: (abs(spans[i][0] - hint), spans[i][0]))
+    )
+    cs, ce = spans[pick]
     words = prepared.text[cs:ce]
     if match == "normalized" and words == raw:
         match = "exact"
-    return LocateResult(
-        found=True,
-        match=match,
-        char_start=cs,
-        char_end=ce,
-        source_quote=words,
-        score=score,
-        ambiguous=len(hits) > 1,
-        reason=reason,
+    return _found_result(
+        match,
+        cs,
+        ce,
+        words,
+        score,
+        len(hits) > 1,
+        reason,
+        edit_sets[pick] if edit_sets else (),
     )
+
+
+_FOUND_DEFAULTS = {f.name: f.default for f in dataclasses.fields(LocateResult)}
+
+
+def _found_result(
+    match: str,
+    cs: int,
+    ce: int,
+    words: str,
+    score: float,
+    ambiguous: bool,
+    reason: str | None,
+    edits: tuple[Edit, ...],
+) -> LocateResult:
+    """``LocateResult(found=True, ...)`` at a quarter of the cost: a frozen dataclass's
+    ``__init__`` sets its eleven fields one ``object.__setattr__`` at a time, as long as the
+    exact match it reports takes (the same fields, the same equality; tests/test_locate.py
+    compares the two)."""
+    r = object.__new__(LocateResult)
+    d = r.__dict__
+    d.update(_FOUND_DEFAULTS)
+    d["found"] = True
+    d["match"] = match
+    d["char_start"] = cs
+    d["char_end"] = ce
+    d["source_quote"] = words
+    d["score"] = score
+    d["ambiguous"] = ambiguous
+    d["reason"] = reason
+    d["edits"] = edits
+    return r
 
 
 # --- bracketed alterations -------------------------------------------------------------------
@@ -437,67 +644,120 @@ def _found(
 _RUN_WORD = r"[^\s.!?;:\[\]]+"
 
 
-def _find_bracketed(norm: str, core: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
-    """``[T]he``, ``[sic]``, ``[the committee]``: a bracket matches its own content (any case)
-    or, for a free-standing bracket, a short run of source words with no number or negation."""
+def _find_bracketed(
+    prepared: Prepared, core: str, limit: int, problems: list[str]
+) -> list[tuple[tuple[int, int], tuple[Edit, ...]]]:
+    """``[T]he``, ``[sic]``, ``[the committee]`` for "it", the source's own ``[19]``: every
+    bracket must be one the rules accept (``_bracket_problem``); each hit comes with its edits.
+    Why a parse was refused goes to ``problems``, for the writer's message."""
+    norm = prepared.norm
     parts = _BRACKET.split(core)
     if len(parts) < 3:
         return []
     rx: list[str] = []
     contents: list[str] = []
     nb = (len(parts) - 1) // 2
+    lits = [parts[2 * i] for i in range(nb + 1)]
     for i in range(nb + 1):
-        lit = parts[2 * i]
-        if i > 0:
-            # bracket i-1, now that the literals on both sides of it are known
-            content, left = parts[2 * i - 1], parts[2 * i - 2]
-            piece, interior = _bracket_rx(i - 1, content, left, lit, i - 1 == 0, i == nb)
-            rx.append(piece)
+        lit = lits[i]
+        if i > 0 and rx and rx[-1].endswith("#lstrip"):
+            rx[-1] = rx[-1][: -len("#lstrip")]
+            lit = lit[1:] if lit.startswith(" ") else lit
+        if i < nb:
+            content = parts[2 * i + 1]
+            piece, strip_left, strip_right = _bracket_rx(i, content, lit, lits[i + 1])
+            if strip_left and lit.endswith(" "):
+                lit = lit[:-1]
             contents.append(content)
-            if interior:
-                lit = lit[1:]  # its space is inside the optional group
         if i == 0 and lit and lit[0].lower() != lit[0].upper():
             rx.append(f"[{re.escape(lit[0].lower())}{re.escape(lit[0].upper())}]")
             rx.append(re.escape(lit[1:]))
         else:
             rx.append(re.escape(lit))
+        if i < nb:
+            rx.append(piece + ("#lstrip" if strip_right else ""))
     try:
         pattern = re.compile("".join(rx))
     except re.error:
         return []
-    hits: list[tuple[int, int]] = []
-    for m in pattern.finditer(norm, lo, hi):
+    hits: list[tuple[tuple[int, int], tuple[Edit, ...]]] = []
+    for m in pattern.finditer(norm):
         s, e = m.span()
         if s == e or not _bounds_ok(norm, s, e):
             continue
-        if all(_bracket_ok(contents[i], m.group(f"b{i}")) for i in range(len(contents))):
-            hits.append((s, e))
-            if len(hits) >= limit:
+        edits: list[Edit] = []
+        bad = None
+        for i, content in enumerate(contents):
+            got = m.group(f"b{i}")
+            bad = _bracket_problem(content, got)
+            if bad is not None:
                 break
+            if (got is not None and got == content) or got == f"[{content}]":
+                continue  # the source's own words or brackets: nothing was changed
+            os_, oe = m.span(f"o{i}")
+            if got is None:  # an insertion ("[sic]"): it stands where it is, for nothing
+                oe = os_
+            if oe > os_:
+                a, b = prepared.orig_span(os_, oe)
+            else:
+                a = b = prepared.orig_start(os_)
+            edits.append(Edit("bracket", f"[{content}]", prepared.text[a:b], a, b))
+        if bad is not None:
+            problems.append(bad)
+            continue
+        hits.append(((s, e), tuple(edits)))
+        if len(hits) >= limit:
+            break
     return hits
 
 
-def _bracket_rx(
-    i: int, content: str, left: str, right: str, first: bool, last: bool
-) -> tuple[str, bool]:
-    """The pattern for bracket ``i``, and whether it is a free-standing interior bracket (the
-    caller then drops the space that follows it)."""
+def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool, bool]:
+    """The pattern for bracket ``i``, and whether the space before (or after) it belongs inside
+    its optional group (the caller then drops it from the literal beside it)."""
+    lit = re.escape(f"[{content}]")
     c = f"(?i:{re.escape(content)})"
-    attached = (left and not left.endswith(" ")) or (right and not right.startswith(" "))
-    if attached:
-        return f"(?P<b{i}>{c})?", False
-    if (first and not left.strip()) or (last and not right.strip()):
-        return f"(?P<b{i}>{c}|{_RUN_WORD})", False
+    g = f"b{i}"
+    if content.strip().lower() in INSERTIONS:  # "[sic]": stands for nothing, or for itself
+        if left.endswith(" ") or not left:
+            return f"(?P<o{i}>(?: ?(?P<{g}>{lit}))?)", bool(left), False
+        return f"(?P<o{i}>(?P<{g}>{lit})?)", False, False
+    # a dash before it is no attachment: "change - [the system] was" normalises "change-[...]"
+    attached = (left and not left.endswith((" ", "-"))) or (right and not right.startswith(" "))
+    if attached:  # "[t]he", "[in]sufficient": the same letters, a case change at most
+        return f"(?P<o{i}>(?P<{g}>{lit}|{c}))", False, False
+    if not left.strip() or not right.strip():
+        return f"(?P<o{i}>(?P<{g}>{lit}|{c}|{_RUN_WORD}))", False, False
     run = rf"{_RUN_WORD}(?: {_RUN_WORD}){{0,{BRACKET_MAX_WORDS - 1}}}"
-    # "A [x] B": the bracket and one space may stand for nothing (an insertion such as [sic])
-    return rf"(?:(?P<b{i}>{c}|{run}) )?", True
+    # "A [x] B": the bracket and one space may stand for nothing (refused unless [sic]-like)
+    return rf"(?P<o{i}>(?:(?P<{g}>{lit}|{c}|{run}) )?)", False, True
 
 
-def _bracket_ok(content: str, got: str | None) -> bool:
-    if got is None or got.lower() == content.lower():
-        return True
-    # numbers and negations inside an alteration must be the source's own
-    return not (_meaningful(content) or _meaningful(got))
+def _bracket_problem(content: str, got: str | None) -> str | None:
+    """Why bracket ``[content]`` may not stand for the source's ``got`` (None: for nothing), or
+    None when the rule accepts it: the same letters (case may change), an insertion such as
+    [sic], or a reference (it, they, the former, ...) spelled out without any number,
+    negation, modal, quantifier, comparative or symbol."""
+    low = content.strip().lower()
+    if low in INSERTIONS:
+        return None
+    if got is None:
+        return f"the bracketed '[{content}]' is not in the source"
+    if got.lower() == content.lower() or got == f"[{content}]":
+        return None
+    said = first_meaningful(content)
+    if said is not None:
+        return (
+            f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
+            "never come from a bracket"
+        )
+    if is_reference(got):
+        return None  # "[the committee]" for "it"
+    if is_reference(content):
+        return None  # "[it]" for "the treatment": a reference that says less, never other
+    return (
+        f"the bracketed '[{content}]' stands for '{got}': a bracket may only spell out what a "
+        "word such as 'it', 'they' or 'this' refers to"
+    )
 
 
 def _meaningful(s: str) -> bool:
@@ -515,14 +775,22 @@ def _is_negation(word: str) -> bool:
 def _locate_ellipsis(
     prepared: Prepared, raw: str, pieces: list[str], hint: int | None
 ) -> LocateResult:
-    """Each fragment must be found, in order, close together; omitted text may not hold a
-    negation of the sentence it was cut from ("is … effective" for "is not effective")."""
+    """Each fragment must be found, in order, close together, and every omission must keep to
+    the rules (``_gap_ok``); each chain found comes with its omissions as edits."""
     norm = prepared.norm
+    marks = [m.group().strip() for m in _ELLIPSIS.finditer(raw)]
     frags: list[str] = []
-    for p in pieces:
+    ended: list[bool] = []  # the quote marks a sentence end before the omission after frag j
+    mark_after: list[str] = []
+    for k, p in enumerate(pieces):
         f = normalize_for_match(p).strip(_EDGE_PUNCT)
         if _ALNUM.search(f):
             frags.append(f)
+            mark = marks[k] if k < len(marks) else ""
+            ended.append(bool(_QUOTE_SENTENCE_END.search(p)) or mark.count(".") >= 4)
+            mark_after.append(mark)
+        elif frags and k < len(marks):
+            ended[-1] = ended[-1] or bool(_QUOTE_SENTENCE_END.search(p))
     joined = " ".join(frags)
     if not frags:
         return LocateResult(found=False, reason="the quote has no words to look for")
@@ -542,14 +810,22 @@ def _locate_ellipsis(
         )
     problems: list[str] = []
     chains: list[tuple[int, int]] = []
+    edit_sets: list[tuple[Edit, ...]] = []
     for hs, he in _find(prepared, frags[anchor], 0, len(norm), 64):
-        chain = _chain(prepared, frags, sizes, anchor, hs, he, problems)
+        chain = _chain(prepared, frags, sizes, ended, anchor, hs, he, problems)
         if chain:
-            chains.append(chain)
+            a, b, gaps = chain
+            chains.append((a, b))
+            edit_sets.append(
+                tuple(
+                    Edit("omission", mark_after[j] or "…", prepared.text[x:y], x, y)
+                    for j, (x, y) in sorted(gaps.items())
+                )
+            )
             if hint is None and len(chains) >= 2:
                 break
     if chains:
-        return _found(prepared, chains, raw, "", hint, "normalized")
+        return _found(prepared, chains, raw, "", hint, "normalized", edit_sets=edit_sets)
     missing = [f for f in frags if not _find(prepared, f, 0, len(norm), 1)]
     diffs = tuple(dict.fromkeys(problems))
     diffs += tuple(f"the source does not have '{f}'" for f in missing)
@@ -567,19 +843,41 @@ def _locate_ellipsis(
     )
 
 
+# The quote's fragment ends its sentence before the ellipsis: "… requires it. … The".
+_QUOTE_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*\s*$")
+
+
 def _chain(
     prepared: Prepared,
     frags: list[str],
     sizes: list[int],
+    ended: list[bool],
     anchor: int,
     hs: int,
     he: int,
     problems: list[str],
-) -> tuple[int, int] | None:
+) -> tuple[int, int, dict[int, tuple[int, int]]] | None:
+    """The fragments around the anchor, in order; with the original span each omission left
+    out, keyed by the fragment it follows."""
     norm = prepared.norm
+    gaps: dict[int, tuple[int, int]] = {}
 
-    def omitted(a: int, b: int) -> str:  # in the original: paragraph breaks are visible there
-        return prepared.text[prepared.orig_end(a) : prepared.orig_start(b)]
+    def omitted(j: int, a: int, b: int, short: bool) -> bool:
+        # in the original: paragraph breaks are visible there
+        x, y = prepared.orig_end(a), prepared.orig_start(b)
+        gap = prepared.text[x:y]
+        if "\n" in gap and _PARAGRAPH.search(gap):
+            # the whole stretch between the fragments: a blank line beside the omitted words
+            # still puts the fragments in two paragraphs
+            problems.append("the words left out at the ellipsis run across a paragraph break")
+            return False
+        lead = len(gap) - len(gap.lstrip())
+        x, y = x + lead, x + len(gap.rstrip())
+        marked = ended[j] and _ends_sentence(prepared.text, x)
+        if not _gap_ok(prepared.text, x, y, short, marked, problems):
+            return False
+        gaps[j] = (x, max(x, y))
+        return True
 
     start, end = hs, he
     for j in range(anchor + 1, len(frags)):
@@ -589,7 +887,7 @@ def _chain(
         if not found:
             return None
         ns, ne = found[0]
-        if not _gap_ok(omitted(end, ns), short, problems):
+        if not omitted(j - 1, end, ns, short):
             return None
         end = ne
     for j in range(anchor - 1, -1, -1):
@@ -598,38 +896,78 @@ def _chain(
         hit = _rfind(norm, frags[j], max(0, start - gap - len(frags[j])), start)
         if hit is None:
             return None
-        if not _gap_ok(omitted(hit[1], start), short, problems):
+        if not omitted(j, hit[1], start, short):
             return None
         start = hit[0]
-    return start, end
+    return start, end, gaps
 
 
-def _gap_ok(gap: str, short: bool, problems: list[str]) -> bool:
-    ends = list(_SENTENCE_END.finditer(gap))
-    if short and ends:
+_PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
+# A sentence ends: its mark, closing quotes or brackets, space, and a capital or digit next
+# (not after a short abbreviation such as "Dr." or "e.g.", checked by the caller).
+_GAP_SENTENCE_END = re.compile(
+    r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])"
+)
+_ABBREVIATIONS = _wordset(
+    "mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co"
+    " ca approx resp viz bzw bzgl vgl usw ggf sog evtl"
+)
+
+
+_BROKEN_WORD = re.compile(r"(?<=[^\W\d_])(?:-\s+|\u00ad\s*)(?=[^\W\d_])")
+_SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
+_WORD_BEFORE = re.compile(r"(\w*)$")
+
+
+def _abbreviation(word: str) -> bool:
+    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
+    Smith", "U.S. Army", "S. Paulo")."""
+    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _ends_sentence(text: str, x: int) -> bool:
+    """Whether the quote's full stop before the omission at ``x`` can mark a sentence end: the
+    quoter's own (the source goes on, the omission takes the sentence's end), or the source's
+    where it does end a sentence there, not an abbreviation's ("ca. circa", "e.g. the")."""
+    m = _SOURCE_END.match(text, x)
+    if m is None:
+        return text[x : x + 1] not in ".!?"
+    before = _WORD_BEFORE.search(text, max(0, x - 12), x)
+    if before is not None and _abbreviation(before.group(1)):
         return False
-    head = gap[: ends[0].start() + 1] if ends else gap
-    tail = gap[ends[-1].end() :] if ends else gap
-    for part in (head, tail) if ends else (gap,):
-        w = _first_negation(part)
-        if w is not None:
-            problems.append(f"the words left out at the ellipsis include '{w}'")
-            return False
+    after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
+    return not after[:1].islower()
+
+
+def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[str]) -> bool:
+    """The omission ``text[x:y]`` keeps to the rules: within one paragraph; no number, symbol,
+    negation, modal, hedge, quantifier, comparative or negative word left out; across a
+    sentence end only where the quote marks it (its fragment ends with the full stop)."""
+    gap = text[x:y]
+    if _PARAGRAPH.search(gap):
+        problems.append("the words left out at the ellipsis run across a paragraph break")
+        return False
+    stretch = text[max(0, x - 1) : y + 2]
+    crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
+        not _abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
+    )
+    if crosses and (short or not ended):
+        problems.append(
+            "the ellipsis joins two sentences: end the fragment before it with its sentence's "
+            "full stop to mark that"
+        )
+        return False
+    # read as the reader reads it: "the ma-\njority" holds "majority"
+    # read as the reader reads it: "the ma-\njority" holds "majority", "success-\nfully" no
+    # "fully"; a hyphen inside a line stays ("less-known" holds "less")
+    read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
+    said = first_meaningful(read)
+    if said is None and not read.isascii():
+        said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
+    if said is not None:
+        problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
+        return False
     return True
-
-
-_WORD_RUN = re.compile(r"[\w']+")
-
-
-def _first_negation(s: str) -> str | None:
-    """The first word of ``s`` that ``_is_negation`` accepts. The words are lower-cased
-    together (``str.lower`` never makes a space) and ruled out in one set operation, which is
-    the usual answer; only when a negation may be there are they looked at one by one."""
-    words = _WORD_RUN.findall(s)
-    low = " ".join(words).lower()
-    if "n't" not in low and NEGATIONS.isdisjoint(low.split(" ")):
-        return None
-    return next((w for w in words if _is_negation(w)), None)
 
 
 # --- fuzzy candidate and the token-level judgement -------------------------------------------
@@ -648,7 +986,9 @@ def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
             if out and out[-1].kind == "num" and out[-1].end == m.start():
                 prev = out.pop()  # an exponent belongs to its number: "10²"
                 out.append(_Tok(prev.key + text, prev.start, m.end(), "num", prev.raw + text))
-            # otherwise a footnote marker
+            else:  # a superscript or subscript is a difference too: "km²" is not "km"
+                a, b = m.span()
+                out.append(_Tok(text, a, b, "sym", text))
         elif kind == "num":
             a, b = m.span()
             key = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text
@@ -791,6 +1131,8 @@ def _candidate(
     # is decided by whichever reading leaves the fewest differences.
     head, tail_n = i0, len(qt) - i1
     js_opts = list(range(max(0, j0 - head), j0 + 1)) if head <= 3 else [max(0, j0 - head)]
+    # the quote's first word may also stand a little later ("Web Standards\n\nWeb standards")
+    js_opts += [j for j in range(j0 + 1, min(len(ct), j0 + 6)) if ct[j].key == qk[0]]
     je_opts = (
         list(range(j1, min(len(ct), j1 + tail_n) + 1))
         if tail_n <= 3
@@ -799,11 +1141,15 @@ def _candidate(
     best: tuple[int, int, list[str], list[str]] | None = None
     je0 = je_opts[-1]
     for js in js_opts:  # the start first, with the widest end; then the end
+        if js >= je0:
+            continue
         d, tol = _judge_tokens(core, qt, prepared, ct[js:je0], quote)
         if best is None or len(d) < len(best[2]):
             best = (js, je0, d, tol)
     assert best is not None
     for je in je_opts[:-1]:
+        if je <= best[0]:
+            continue
         d, tol = _judge_tokens(core, qt, prepared, ct[best[0] : je], quote)
         if len(d) < len(best[2]):
             best = (best[0], je, d, tol)
@@ -870,16 +1216,58 @@ def _same_letters(
         return False
     if "".join(t.key for t in qtoks) != "".join(t.key for t in stoks):
         return False
+    split = qtoks if len(qtoks) > len(stoks) else stoks
+    if any(_is_negation(t.key) and t.key != "non" for t in qtoks + stoks):
+        return False  # "not able" is not "notable", "nowhere" is not "now here" ("non" is a prefix)
     a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
-    if _JOIN_MARKS.search(prepared.text, a, b):
-        return True
+    if _JOIN_MARKS.search(prepared.text, a, b) and (
+        split is stoks or _cuts_at_marks(qtoks, prepared.text[a:b])
+    ):
+        return True  # the source's hyphen or dash (a line break alone is a space: see below)
     if quote is not None:
         qp, off = quote
         a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
-        if _JOIN_MARKS.search(qp.text, a, b):
-            return True
-    split = qtoks if len(qtoks) > len(stoks) else stoks
-    return not any(t.key in STOPWORDS for t in split)
+        if "\u00ad" in qp.text[a:b]:
+            return True  # the quote's own soft hyphen (its hyphens must be the source's)
+    if any(t.key in STOPWORDS for t in split):
+        return False
+    vocab = _vocabulary(prepared)
+    if split is stoks:
+        # the source's split ("data base") joined by the quote: honest unless that makes a
+        # word the text has elsewhere ("parle" for "par le")
+        return "".join(t.key for t in split) not in vocab
+    # the quote's pieces each a word of their own: a different word ("now here"), not the
+    # quote's copy of an extraction's split ("classi fication")
+    return not all(t.key in vocab for t in split)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _cuts_at_marks(qtoks: list[_Tok], source: str) -> bool:
+    """Whether the quote splits the source's word only where the source has its hyphen or
+    line-break hyphen ("Außenwin-\nkel" may be "Außenwin kel", not "Außen winkel")."""
+    cuts: set[int] = set()
+    n = 0
+    for ch in source:
+        if ch.isalnum() or ch in "'\u2019":
+            n += 1
+        elif _JOIN_MARKS.match(ch):
+            cuts.add(n)
+    at = 0
+    for t in qtoks[:-1]:
+        at += len(t.key)
+        if at not in cuts:
+            return False
+    return True
+
+
+def _vocabulary(prepared: Prepared) -> frozenset[str]:
+    """The words of the text (lower case), to tell a real word from a piece of a split one."""
+    got = prepared.cache.get("vocabulary")
+    if got is None:
+        got = prepared.cache["vocabulary"] = frozenset(_LETTERS.findall(_lowered(prepared)))
+    return got  # type: ignore[no-any-return]
 
 
 _NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non")

@@ -228,6 +228,23 @@ class Extracted:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """One editorial mark the locator accepted, so the reader can see what the writer changed.
+
+    ``kind`` is ``bracket`` (``quote_text`` is the bracket as typed, ``source_text`` the source
+    words it stands for, empty for an insertion such as ``[sic]``) or ``omission``
+    (``quote_text`` is the ellipsis as typed, ``source_text`` the exact words left out).
+    ``char_start``/``char_end``: where ``source_text`` is in the extracted text.
+    """
+
+    kind: str
+    quote_text: str
+    source_text: str
+    char_start: int
+    char_end: int
+
+
+@dataclass(frozen=True)
 class LocateResult:
     """The locator's answer: a span of the extracted text, or a refusal with the nearest miss."""
 
@@ -241,6 +258,7 @@ class LocateResult:
     differences: tuple[str, ...] = ()  # e.g. ("source says '60', quote says '90'",)
     ambiguous: bool = False  # the passage occurs more than once
     reason: str | None = None
+    edits: tuple[Edit, ...] = ()  # every bracket and omission accepted, in quote order
 
 
 @dataclass(frozen=True)

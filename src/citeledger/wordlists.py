@@ -1,0 +1,172 @@
+"""The word lists the locator's editorial-mark rules rest on (docs/editorial-marks.md).
+
+Each list names a class of words whose presence or absence changes what a sentence claims: they
+may never come from a bracket, never be left out at an ellipsis, and never be made or unmade by
+splitting or joining a word. The lists are deliberately broad: a wrongly refused quote costs the
+writer a longer quotation; a wrongly accepted one is a false "checked".
+
+Must never: be copied elsewhere (import them); hold a word that does not carry meaning of its
+class (each entry is tested in tests/test_wordlists.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+NEGATIONS = _wordset(
+    """
+    not no never without none nor cannot neither nobody nothing nowhere noone non hardly
+    scarcely barely rarely seldom
+    """
+)
+MODALS = _wordset("may might must can could should would shall will ought need needs")
+HEDGES = _wordset(
+    """
+    perhaps possibly probably likely unlikely apparently arguably presumably seemingly
+    allegedly reportedly supposedly potentially suggest suggests suggested seem seems seemed
+    appear appears appeared roughly approximately almost nearly somewhat partly partially
+    largely mostly generally usually often sometimes occasionally tend tends
+    """
+)
+QUANTIFIERS = _wordset(
+    """
+    all every each any some most many much few several both either only always entirely
+    wholly fully completely totally none half majority minority
+    """
+)
+COMPARATIVES = _wordset(
+    """
+    more less most least fewer fewest greater greatest lesser larger largest smaller smallest
+    higher highest lower lowest better best worse worst than rather exceed exceeds exceeded
+    """
+)
+# Words that negate without a "not": a meaning-carrying negative an omission may not hide.
+NEGATIVE_WORDS = _wordset(
+    """
+    insufficient inadequate incorrect incomplete inconsistent invalid inaccurate impossible
+    improper impractical irrelevant irregular illegal illegitimate unable unlikely unknown
+    unclear unsafe unfair unjust disagree disagrees disapprove disapproved dishonest
+    disadvantage misleading fail fails failed failure lack lacks lacked lacking absent absence
+    instead except excepting unless only neglect neglected refuse refused reject rejected deny
+    denied prevent prevents prevented against
+    """
+)
+# Not listed, on purpose: "but", "however", "although", "though", "despite". They join or
+# contrast clauses without negating either; leaving one out with its clause is honest (the
+# clause's own listed words are still refused).
+# Two-word negatives: "instead of", "rather than" (matched as a phrase).
+NEGATIVE_PHRASES = ("instead of", "rather than", "other than", "apart from", "far from")
+# A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
+# are too common as plain syllables: their negative words are listed one by one above.
+NEGATIVE_PREFIXES = ("un", "non")
+# ... except in these words, where "un" is not a prefix.
+NOT_PREFIXED = _wordset(
+    """
+    under underlying understand understanding understood undergo undertake uniform union unique
+    unit units unity universal universe university unison until unto uncle
+    """
+)
+# Numbers spelled out: a number all the same ("one" is left out: far more often a pronoun,
+# "this one", than a count).
+NUMBER_WORDS = _wordset(
+    """
+    zero two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred hundreds thousand thousands million millions billion billions trillion dozen
+    dozens twice thrice double triple quadruple
+    """
+)
+# What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
+REFERENCES = _wordset(
+    """
+    it its they them their theirs he him his she her hers we us our you your i me my this that
+    these those which who whom whose such there here the
+    """
+)
+# ... and these, only after one of those ("the former", "the latter"): alone, "former" is an
+# adjective ("former security chief"), a content word like any other.
+REFERENCE_TAILS = _wordset("former latter said above same")
+# Brackets that insert nothing of the source and change no word of it.
+INSERTIONS = frozenset({"sic", "sic!", "emphasis added", "emphasis mine", "italics added"})
+# Symbols are tokens: any of these added, dropped or changed is a difference.
+SYMBOLS = "<>≤≥=≠±∈∉⊂⊆⊃⊇∩∪∀∃¬√→↔∞×÷°%‰∓≈≡∝∑∏∫∂∇⇒⇔←⇐$€£¥§#&@+~^"
+
+MEANINGFUL_CLASSES: dict[str, frozenset[str]] = {
+    "negation": NEGATIONS,
+    "number": NUMBER_WORDS,
+    "modal": MODALS,
+    "hedge": HEDGES,
+    "quantifier": QUANTIFIERS,
+    "comparative": COMPARATIVES,
+    "negative word": NEGATIVE_WORDS,
+}
+
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d")
+_DIGIT = re.compile(r"\d")
+# One table, one pattern: first_meaningful runs on every omission the locator checks.
+_CLASS_OF: dict[str, str] = {}
+for _name, _words in reversed(MEANINGFUL_CLASSES.items()):
+    _CLASS_OF.update(dict.fromkeys(_words, _name))  # the first class named wins
+_PHRASE = re.compile(
+    r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in NEGATIVE_PHRASES) + r")\b"
+)
+_SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
+_CLASS_ENDINGS = ("n't", "n’t", "less")
+
+
+def is_reference(span: str) -> bool:
+    """Whether ``span`` is only a reference a bracket may spell out: "it", "they", "this",
+    "the former"."""
+    words = span.lower().split()
+    if not words:
+        return False
+    if words[-1] in REFERENCE_TAILS:
+        return len(words) > 1 and all(w in REFERENCES for w in words[:-1])
+    return all(w in REFERENCES for w in words)
+
+
+def word_class(word: str) -> str | None:
+    """Which meaning-carrying class ``word`` belongs to ("negation", "number", ...), if any."""
+    w = word.lower().replace("’", "'")
+    cls = _CLASS_OF.get(w)
+    if cls is not None:
+        return cls
+    if _DIGIT.search(w):
+        return "number"
+    if w.endswith("n't"):
+        return "negation"
+    if w.endswith("less") and len(w) > 6:
+        return "negative word"  # "useless", "regardless"
+    for p in NEGATIVE_PREFIXES:
+        if w.startswith(p) and len(w) >= len(p) + 4 and w not in NOT_PREFIXED:
+            return "negative word"
+    return None
+
+
+def first_meaningful(text: str) -> tuple[str, str] | None:
+    """The first number, symbol or listed word of ``text`` and its class, or None (a listed
+    phrase first, then a symbol, then a word). It runs on every omission the locator checks:
+    one table look-up per word, ``word_class`` only where a cheap test says it may matter."""
+    low = text.lower()
+    m = _PHRASE.search(low)
+    if m:
+        return " ".join(m.group().split()), "negative word"
+    m = _SYMBOL.search(text)
+    if m:
+        return m.group(), "symbol"
+    get = _CLASS_OF.get
+    for w in _WORDS.findall(text):
+        lw = w.lower()
+        cls = get(lw)
+        if cls is None and (
+            lw[0].isdigit() or lw.endswith(_CLASS_ENDINGS) or lw.startswith(NEGATIVE_PREFIXES)
+        ):
+            cls = word_class(lw)  # the cheap test says it may be one
+        if cls is not None:
+            return w, cls
+    return None

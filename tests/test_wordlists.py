@@ -1,0 +1,68 @@
+"""Every entry of the editorial-mark word lists is what its class says (docs/editorial-marks.md):
+an omission holding it, or a bracket bringing it in, is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeledger.locate import locate
+from citeledger.wordlists import (
+    COMPARATIVES,
+    HEDGES,
+    MODALS,
+    NEGATIONS,
+    NEGATIVE_WORDS,
+    NUMBER_WORDS,
+    QUANTIFIERS,
+    SYMBOLS,
+    first_meaningful,
+    is_reference,
+)
+
+ALL = sorted(
+    NEGATIONS | MODALS | HEDGES | QUANTIFIERS | COMPARATIVES | NEGATIVE_WORDS | NUMBER_WORDS
+)
+
+
+@pytest.mark.parametrize("word", ALL)
+def test_every_listed_word_is_classed(word: str) -> None:
+    assert first_meaningful(f"the {word} plan") is not None
+
+
+@pytest.mark.parametrize("word", ALL)
+def test_an_omission_holding_a_listed_word_is_refused(word: str) -> None:
+    text = f"The board agreed that the plan was {word} approved by the council in the end."
+    assert not locate(text, "The board agreed that the plan was … approved by the council").found
+    assert locate(text, "The board agreed that the plan … approved by the council").found is (
+        first_meaningful(f"was {word}") is None
+    )
+
+
+@pytest.mark.parametrize("word", ALL)
+def test_a_bracket_may_not_bring_in_a_listed_word(word: str) -> None:
+    text = "The board agreed that it was approved by the council in the end."
+    assert not locate(text, f"The board agreed that [{word}] was approved by the council").found
+
+
+@pytest.mark.parametrize("sym", sorted(set(SYMBOLS)))
+def test_every_symbol_is_a_difference(sym: str) -> None:
+    text = "The measured value x stays well within the bound for every sample we took."
+    q = f"The measured value x {sym} stays well within the bound for every sample"
+    assert not locate(text, q).found
+
+
+@pytest.mark.parametrize("word", ["but", "however", "although", "though", "despite"])
+def test_a_clause_joiner_is_not_listed_and_may_be_left_out(word: str) -> None:
+    """The issue's rule lists no conjunction: leaving one out with its clause is honest."""
+    text = f"The board agreed that the plan was sound, {word} late, and it was approved in May."
+    assert first_meaningful(word) is None
+    assert locate(text, "The board agreed that the plan was sound … and it was approved").found
+
+
+def test_former_and_latter_are_references_only_after_the() -> None:
+    assert is_reference("the former") and is_reference("it") and is_reference("the latter")
+    assert not is_reference("former") and not is_reference("latter")
+    text = "Reports say that former security chief Emmerson Mnangagwa has been mapping it out."
+    assert not locate(text, "Reports say that [blamed] security chief Emmerson Mnangagwa").found
+    text = "Smith met Jones; the former has been mapping out a vision for more than a year."
+    assert locate(text, "Smith met Jones; [Smith] has been mapping out a vision").found
