@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote as _quote
 
+from citeledger.edits import count_phrase
 from citeledger.evidence import EvidenceReader
-from citeledger.model import Identifier, Judgement, State, Withdrawal
+from citeledger.model import Edit, Identifier, Judgement, State, Withdrawal
 from citeledger.report import anchor_for
 
 Node = dict[str, Any]
@@ -98,6 +99,7 @@ class AuditRow:
     source_link: str | None = None
     source_link_at_passage: bool = False
     withdrawal: Withdrawal | None = None
+    edits: tuple[Edit, ...] = ()  # a checked quotation's accepted brackets and omissions
 
     @property
     def restricted(self) -> bool:
@@ -157,6 +159,9 @@ def row_for(
         source_link=link,
         source_link_at_passage=at_passage,
         withdrawal=withdrawal,
+        edits=judgement.receipt.edits
+        if state is State.CHECKED and judgement.receipt is not None
+        else (),
     )
 
 
@@ -304,6 +309,13 @@ def _state_cell(row: AuditRow) -> list[Node]:
         [{"t": "Strong", "c": [{"t": "Str", "c": state.value}]}],
     )
     if state is State.CHECKED:
+        if row.edits:  # "checked, with 1 omission": the reader is told the writer edited it
+            return [
+                badge,
+                {"t": "Str", "c": ","},
+                {"t": "Space"},
+                *_words(f"with {count_phrase(row.edits)}"),
+            ]
         return [badge]
     return _lines([[badge], _words(state.title)])
 
