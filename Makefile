@@ -43,7 +43,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy src/citeledger
 
 update-golden: $(STAMP)
-	CITELEDGER_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py -q
+	CITELEDGER_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py tests/test_edits.py::test_golden_evidence_pages -q
 	git --no-pager diff --stat -- tests/golden || true
 
 # The property tests over generated ledgers, styles and ASTs, for a long time (make test runs

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote as _quote
 
+from citeledger.edits import count_phrase
 from citeledger.evidence import EvidenceReader
 from citeledger.evidence_page import is_relative_link
-from citeledger.model import Identifier, Judgement, State, Withdrawal
+from citeledger.model import Edit, Identifier, Judgement, State, Withdrawal
 from citeledger.names import audit_row_id, claim_id
 from citeledger.report import anchor_for
 
@@ -83,6 +84,7 @@ class AuditRow:
     source_link_at_passage: bool = False
     withdrawal: Withdrawal | None = None
     signer: str | None = None  # who signed the receipt, and when (Judgement.signer)
+    edits: tuple[Edit, ...] = ()  # a checked quotation's accepted brackets and omissions
 
     @property
     def restricted(self) -> bool:
@@ -143,6 +145,9 @@ def row_for(
         source_link_at_passage=at_passage,
         withdrawal=withdrawal,
         signer=judgement.signer,
+        edits=judgement.receipt.edits
+        if state is State.CHECKED and judgement.receipt is not None
+        else (),
     )
 
 
@@ -291,7 +296,16 @@ def _state_cell(row: AuditRow) -> list[Node]:
     )
     signed = [_words(f"Signed by {row.signer}")] if row.signer else []
     if state is State.CHECKED:
-        return _lines([[badge], *signed]) if signed else [badge]
+        if row.edits:  # "checked, with 1 omission": the reader is told the writer edited it
+            badge_line = [
+                badge,
+                {"t": "Str", "c": ","},
+                {"t": "Space"},
+                *_words(f"with {count_phrase(row.edits)}"),
+            ]
+        else:
+            badge_line = [badge]
+        return _lines([badge_line, *signed]) if signed else badge_line
     return _lines([[badge], _words(state.title), *signed])
 
 

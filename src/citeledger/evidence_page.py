@@ -34,8 +34,9 @@ from functools import lru_cache
 from importlib import resources
 
 from citeledger import __version__
+from citeledger.edits import count_phrase, describe
 from citeledger.evidence import sha256_hex
-from citeledger.model import Judgement, Receipt, State
+from citeledger.model import Edit, Judgement, Receipt, State
 from citeledger.textfragment import passage_link
 
 CONTEXT_LIMIT = 600  # characters of context at most on each side of the quote
@@ -305,9 +306,12 @@ def _banner(judgement: Judgement, problems: list[str], failed: bool) -> list[str
     out: list[str] = []
     if not failed:
         out.append('<div class="citeledger-evidence-banner citeledger-evidence-ok" role="status">')
+        edited = ""
+        if judgement.receipt is not None and judgement.receipt.edits:
+            edited = f", with {count_phrase(judgement.receipt.edits)}"
         out.append(
             '<p class="citeledger-evidence-verdict">Checked: the quoted words were found in '
-            "the retrieved source</p>"
+            f"the retrieved source{_e(edited)}</p>"
         )
         out.append(
             '<p class="citeledger-evidence-note">This page shows that retrieval; it is not a new '
@@ -382,7 +386,7 @@ def _passage_section(judgement: Judgement, text: str | None, failed: bool) -> li
         out.append(f'<div class="citeledger-evidence-unavailable">{_e(msg)}</div>')
     else:
         assert r.char_start is not None and r.char_end is not None and text is not None
-        before, quote, after, cut_before, cut_after = passage_context(
+        before, _quote, after, cut_before, cut_after = passage_context(
             text, r.char_start, r.char_end
         )
         wrapper = "citeledger-evidence-inspect-only" if failed else "citeledger-evidence-evidence"
@@ -401,7 +405,7 @@ def _passage_section(judgement: Judgement, text: str | None, failed: bool) -> li
         if cut_before:
             parts.append('<span class="citeledger-evidence-cut">[…] </span>')
         parts.append(_shown(before))
-        parts.append(f"<mark>{_shown(quote)}</mark>")
+        parts.append(f"<mark>{_marked(text, r.char_start, r.char_end, r.edits)}</mark>")
         parts.append(_shown(after))
         if cut_after:
             parts.append('<span class="citeledger-evidence-cut"> […]</span>')
@@ -421,6 +425,55 @@ def _passage_section(judgement: Judgement, text: str | None, failed: bool) -> li
     return out
 
 
+def _marked(text: str, start: int, end: int, edits: Sequence[Edit]) -> str:
+    """The quoted span with the writer's edits shown in place: the words an ellipsis left out
+    struck and greyed, a bracket beside the source words it stands for.
+
+    Only edits that lie in the span and hold the stored text's words are drawn; any other is a
+    broken receipt, which the judgement reports (the page never draws what the text lacks).
+    """
+    out: list[str] = []
+    at = start
+    for e in sorted(edits, key=lambda e: (e.char_start, e.char_end)):
+        if not at <= e.char_start <= e.char_end <= end or text[e.char_start : e.char_end] != (
+            e.source_text
+        ):
+            continue
+        out.append(_shown(text[at : e.char_start]))
+        words = _shown(e.source_text)
+        bracket = (
+            f'<ins class="citeledger-evidence-bracket" title="the writer\'s bracket">'
+            f"{_shown(e.quote_text)}</ins>"
+        )
+        if e.kind == "omission":
+            out.append(
+                f'<del class="citeledger-evidence-omitted" title="left out by the writer\'s '
+                f'{_e(e.quote_text)}">{words}</del>'
+            )
+        elif e.source_text:
+            out.append(
+                f'<del class="citeledger-evidence-replaced" title="the source\'s words, which '
+                f'the bracket stands for">{words}</del>{bracket}'
+            )
+        else:
+            out.append(bracket)
+        at = e.char_end
+    out.append(_shown(text[at:end]))
+    return "".join(out)
+
+
+def _edits_list(r: Receipt) -> list[str]:
+    if not r.edits:
+        return []
+    out = [
+        f"<p>The writer's editorial marks ({_e(count_phrase(r.edits))}), shown in place above:</p>",
+        '<ul class="citeledger-evidence-edits">',
+    ]
+    out.extend(f"<li>{_shown(describe(e))}</li>" for e in r.edits)
+    out.append("</ul>")
+    return out
+
+
 def _quote_section(judgement: Judgement) -> list[str]:
     r = judgement.receipt
     q = judgement.quote
@@ -436,6 +489,8 @@ def _quote_section(judgement: Judgement) -> list[str]:
             "the retrieved text, not typed):</p>"
         )
         out.append(f'<blockquote class="citeledger-evidence-quote">{_shown(r.quote)}</blockquote>')
+    if r is not None:
+        out.extend(_edits_list(r))
     if q is None and (r is None or r.quote is None):
         out.append('<p class="citeledger-evidence-note">No quotation is recorded.</p>')
     out.append("</section>")

@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from citeledger.edits import count_phrase, describe, describe_all
 from citeledger.evidence import EvidenceReader, LoadedEvidence, sha256_hex
 from citeledger.locators import normalize_locator
-from citeledger.model import CitationRef, Judgement, Ledger, Quote, Receipt, Source, State
+from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 from citeledger.registry_answer import metadata_mismatch, retraction_of
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
@@ -365,35 +366,59 @@ class Judge:
             "CITELEDGER_TRUSTED_KEYS or `check --trusted-key`)."
         )
 
-    def _span_supports(self, ev: LoadedEvidence, start: int, end: int, writer_quote: str) -> bool:
+    def _span_supports(
+        self,
+        ev: LoadedEvidence,
+        start: int,
+        end: int,
+        writer_quote: str,
+        recorded: tuple[Edit, ...],
+    ) -> tuple[Edit, ...] | None:
         """Run the locator again: the receipt is not trusted to say the words match; the same
-        rules that made it must still agree.
+        rules that made it must still agree. Returns the edits the locator accepts now (offsets
+        in the whole text), or None when it no longer finds the quote at the span.
 
         A window of the span and a little context is enough, except for a quote that runs across
-        a page break, which the locator finds by setting the pages' running headers aside: that
-        needs the whole text and its page map (prepared once per evidence file, and only then).
+        a page break, which the locator finds by setting the pages' running headers aside, or
+        one whose edits the window sees otherwise than the receipt: that needs the whole text
+        and its page map (prepared once per evidence file, and only then).
         """
         from citeledger.locate import locate, locate_prepared, prepare
 
         assert ev.text is not None
         lo = max(0, start - _CONTEXT)
         result = locate(ev.text[lo : end + _CONTEXT], writer_quote)
-        if result.found and result.char_start is not None and result.char_end is not None:
-            return lo + result.char_start < end and lo + result.char_end > start
-        if not any(start < p < end for p in ev.page_starts):
-            return False
+        windowed: tuple[Edit, ...] | None = None
+        if (
+            result.found
+            and result.char_start is not None
+            and result.char_end is not None
+            and lo + result.char_start < end
+            and lo + result.char_end > start
+        ):
+            windowed = tuple(
+                Edit(e.kind, e.quote_text, e.source_text, lo + e.char_start, lo + e.char_end)
+                for e in result.edits
+            )
+            if windowed == recorded:
+                return windowed
+        if windowed is None and not any(start < p < end for p in ev.page_starts):
+            return None
         prepared = self._prepared.get(ev.path)
         if prepared is None:
             prepared = self._prepared[ev.path] = prepare(ev.text)
         result = locate_prepared(prepared, writer_quote, page_starts=ev.page_starts, hint=start)
-        return result.found and result.char_start == start and result.char_end == end
+        if result.found and result.char_start == start and result.char_end == end:
+            return tuple(result.edits)
+        return windowed
 
     @staticmethod
     def _checked_reason(receipt: Receipt) -> str:
         where = f" on page {receipt.page}" if receipt.page else ""
+        edited = f", with {count_phrase(receipt.edits)}" if receipt.edits else ""
         return (
             f"Retrieved {receipt.url or receipt.identifier} on {receipt.retrieved_at}; the quote "
-            f"was found{where} ({receipt.match} match)."
+            f"was found{where} ({receipt.match} match{edited})."
         )
 
     def _validate_found(self, receipt: Receipt, quote: Quote) -> tuple[State, str] | None:
@@ -429,9 +454,26 @@ class Judge:
             return State.TAMPERED, (
                 f"The receipt's span ({start}–{end}) no longer holds the source's words it records."
             )
-        if not self._span_supports(ev, start, end, quote.text):
+        for edit in receipt.edits:
+            if ev.text[edit.char_start : edit.char_end] != edit.source_text:
+                return State.TAMPERED, (
+                    f"The receipt says {describe(edit)}, but the stored text at "
+                    f"{edit.char_start}–{edit.char_end} does not hold those words."
+                )
+        edits = self._span_supports(ev, start, end, quote.text, receipt.edits)
+        if edits is None:
             return State.TAMPERED, (
                 "The source's words at the receipt's span do not match the writer's quote."
+            )
+        if edits != receipt.edits:
+            # Not tampered: the evidence holds, only the receipt's account of the writer's
+            # changes differs from what the rules find now (a receipt from before edits were
+            # recorded, or from other rules). The fix is a fresh check, as for any stale one.
+            return State.STALE, (
+                f"The quote's editorial marks are not the ones its receipt records: the locator "
+                f"now finds {count_phrase(edits) or 'no edits'} ({describe_all(edits)}), the "
+                f"receipt records {count_phrase(receipt.edits) or 'none'} "
+                f"({describe_all(receipt.edits)}). Run `citeledger verify` again."
             )
         return None
 

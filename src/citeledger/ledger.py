@@ -39,6 +39,7 @@ from citeledger.identifiers import IdentifierError, validate_identifier
 from citeledger.inputs import file_kind
 from citeledger.model import (
     IDENTIFIER_KINDS,
+    Edit,
     Identifier,
     Ledger,
     Quote,
@@ -226,6 +227,9 @@ RECEIPT_FIELDS = tuple(f.name for f in fields(Receipt) if f.name != "line")
 RECEIPT_REQUIRED = ("outcome", "identifier", "retrieved_at", "tool", "writer_quote_sha256")
 RECEIPT_INTS = frozenset({"status", "page", "char_start", "char_end"})
 RECEIPT_LISTS = frozenset({"redirects", "differences"})
+EDIT_KINDS = ("bracket", "omission")
+EDIT_FIELDS = tuple(f.name for f in fields(Edit))
+_EDIT_INTS = frozenset({"char_start", "char_end"})
 OUTCOMES = ("found", "not-found", "unretrievable", "changed", "gone")
 MATCHES = ("exact", "normalized", "fuzzy")
 
@@ -868,6 +872,10 @@ def _receipt_node_value(name: str, name_node: Node, node: Node, ctx: _Ctx, where
         if isinstance(node, MappingNode):
             return to_python(node, ctx.file, f" in a receipt{where}")
         expected = "a mapping"
+    elif name == "edits":
+        if isinstance(node, SequenceNode):
+            return tuple(_edit_node(item, ctx, where) for item in node.value)
+        expected = "a list of edits (kind, quote_text, source_text, char_start, char_end)"
     elif name in RECEIPT_INTS:
         if isinstance(node, ScalarNode) and tag_of(node) == TAG_INT:
             return _int(node)
@@ -884,6 +892,74 @@ def _receipt_node_value(name: str, name_node: Node, node: Node, ctx: _Ctx, where
 _RESTORE = "receipts are written by citeledger verify; restore this one from version control"
 
 
+def _edit_node(node: Node, ctx: _Ctx, where: str) -> Edit:
+    """One recorded editorial mark, every field present and of its type (a receipt's ``edits``)."""
+    at = f" in an edit of a receipt{where}"
+    if not isinstance(node, MappingNode):
+        raise ctx.error(
+            f"an edit of a receipt{where} must be a mapping, not {_kind(node)}", node, _RESTORE
+        )
+    values: dict[str, Any] = {}
+    for name, name_node, value in pairs(node, ctx.file, at):
+        if name not in EDIT_FIELDS:
+            fix = "; ".join(filter(None, [_did_you_mean(name, EDIT_FIELDS, {}), _RESTORE]))
+            raise ctx.error(f"unknown field '{name}'{at}", name_node, fix)
+        if name in _EDIT_INTS:
+            if isinstance(value, ScalarNode) and tag_of(value) == TAG_INT:
+                values[name] = _int(value)
+                continue
+            expected = "a whole number"
+        elif isinstance(value, ScalarNode) and not _is_null(value):
+            values[name] = scalar_text(value)
+            continue
+        else:
+            expected = "text"
+        raise ctx.error(f"the field '{name}'{at} must be {expected}", value, _RESTORE)
+    problem = _edit_problem(values)
+    if problem:
+        raise ctx.error(f"{problem}{at}", node, _RESTORE)
+    return Edit(**values)
+
+
+def _edit_problem(values: Mapping[str, Any]) -> str | None:
+    missing = [name for name in EDIT_FIELDS if name not in values]
+    if missing:
+        return f"no {missing[0]}"
+    if values["kind"] not in EDIT_KINDS:
+        return f"the kind '{values['kind']}' is not one of {', '.join(EDIT_KINDS)}"
+    if not 0 <= values["char_start"] <= values["char_end"]:
+        return f"the span {values['char_start']}–{values['char_end']} is not a span"
+    return None
+
+
+def _edit_value(value: Any, file: str | None, line: int | None) -> Edit:
+    """An edit given as data (``Edit`` or its mapping), checked like one read from YAML."""
+    if isinstance(value, Edit):
+        value = dataclasses.asdict(value)
+    problem = None if isinstance(value, Mapping) else f"not {type(value).__name__}"
+    if problem is None:
+        for name, v in value.items():
+            if name not in EDIT_FIELDS:
+                problem = f"unknown field '{name}'"
+            elif name in _EDIT_INTS and (isinstance(v, bool) or not isinstance(v, int)):
+                problem = f"'{name}' must be a whole number"
+            elif name not in _EDIT_INTS and not isinstance(v, str):
+                problem = f"'{name}' must be text"
+            if problem:
+                break
+        else:
+            problem = _edit_problem(value)
+    if problem:
+        raise LedgerError(
+            f"an edit of the receipt is wrong: {problem}",
+            file=file,
+            line=line,
+            fix="pass each edit as a model.Edit (kind, quote_text, source_text, char_start, "
+            "char_end)",
+        )
+    return Edit(**value)
+
+
 def _unknown_receipt_field(
     name: str, file: str | None, line: int | None, where: str
 ) -> LedgerError:
@@ -896,7 +972,7 @@ def _unknown_receipt_field(
 
 
 _RECEIPT_FIELD_SET = frozenset(RECEIPT_FIELDS)
-_RECEIPT_TEXT = _RECEIPT_FIELD_SET - RECEIPT_INTS - RECEIPT_LISTS - {"score", "metadata"}
+_RECEIPT_TEXT = _RECEIPT_FIELD_SET - RECEIPT_INTS - RECEIPT_LISTS - {"score", "metadata", "edits"}
 
 
 def _check_receipt_values(
@@ -929,6 +1005,10 @@ def _check_receipt_values(
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
                 raise bad(name, "a list of text")
             value = tuple(value)
+        elif name == "edits":
+            if not isinstance(value, (list, tuple)):
+                raise bad(name, "a list of edits")
+            value = tuple(_edit_value(v, file, line) for v in value)
         elif name == "metadata":
             if not isinstance(value, Mapping):
                 raise bad(name, "a mapping")
@@ -1114,7 +1194,9 @@ def receipt_to_dict(receipt: Receipt) -> dict[str, Any]:
         value = getattr(receipt, name)
         if value is None or (isinstance(value, tuple) and not value):
             continue
-        if isinstance(value, tuple):
+        if name == "edits":
+            value = [dataclasses.asdict(e) for e in value]
+        elif isinstance(value, tuple):
             value = list(value)
         elif isinstance(value, Mapping):
             value = plain(value)

@@ -105,6 +105,7 @@ class Receipt:
     score: float | None = None
     candidate: str | None = None
     differences: tuple[str, ...] = ()
+    edits: tuple[Edit, ...] = ()  # every bracket and omission the locator accepted
     last_revised: str | None = None
     etag: str | None = None
     last_modified: str | None = None

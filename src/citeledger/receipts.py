@@ -274,6 +274,7 @@ def _quote_receipt(
         suffix=text[end : end + CONTEXT_CHARS],
         match=result.match,
         score=result.score,
+        edits=tuple(result.edits),
         reason="the passage occurs more than once in the source" if result.ambiguous else None,
         **base,
     )

@@ -7,6 +7,7 @@ by the audience the source is hidden from. Never touches the network.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,6 +67,8 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         out["identifier"] = str(j.source.identifier)
     if not restricted and j.receipt is not None and j.receipt.quote:
         out["source_quote"] = j.receipt.quote
+    if not restricted and j.receipt is not None and j.receipt.outcome == "found":
+        out["edits"] = [dataclasses.asdict(e) for e in j.receipt.edits]
     return out
 
 

@@ -136,7 +136,11 @@ class Renderer:
 
     def evidence_link(self, item: Item) -> Node:
         """A checked citation's way to what was retrieved: its evidence page."""
-        link = ast.link([ast.str_("evidence")], item.evidence or "")
+        text = words.evidence_text(item).split(" ")
+        inlines = [
+            n for i, w in enumerate(text) for n in ([ast.space()] if i else []) + [ast.str_(w)]
+        ]
+        link = ast.link(inlines, item.evidence or "")
         return ast.span(ast.attr("", [EVIDENCE_CLASS]), [link])
 
     @property

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from citeledger.citations import FoundCitation
+from citeledger.edits import checked_phrase
 from citeledger.model import Judgement, State
 from citeledger.render import ast
 from citeledger.render.ast import Node
@@ -83,6 +84,17 @@ UNVERIFIED_WORD = "unverified"
 UNVERIFIED_TITLE = "Declared unverified by the writer: no source backs these words"
 SOURCE_WORD = "source"
 SOURCE_TITLE = "The source itself, opened at the quoted passage (a new visit, not the evidence)"
+
+
+EVIDENCE_WORD = "evidence"
+
+
+def evidence_text(item: Item) -> str:
+    """The evidence link's words: a checked quotation the writer edited says so at the claim."""
+    r = item.judgement.receipt
+    if item.state is State.CHECKED and r is not None and r.edits:
+        return f"{EVIDENCE_WORD} ({checked_phrase(r.edits)})"
+    return EVIDENCE_WORD
 
 
 def unverified_text() -> str:
