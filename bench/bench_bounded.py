@@ -31,7 +31,7 @@ SETUP = f"""
 import sys, glob, os
 sys.path[:0] = [{str(ROOT / "src")!r}, {str(ROOT / "tests")!r}]
 from hostile_inputs import flate_bomb_pdf, nested_divs
-from citeledger import extract_html as H, extract_pdf as P
+from citeledger.extract import html as H, extract_pdf as P
 BEFORE = os.environ.get("BENCH_BEFORE") == "1"
 if BEFORE:
     H.cap_depth = lambda html, limit=0: html
@@ -61,8 +61,8 @@ EXTRACT_CASES = {
         "run(lambda: P.extract_pdf(flate_bomb_pdf(3 << 30), 1 << 62 if BEFORE else 250_000_000))"
     ),
     "pdf 1 GiB bomb, cap lifted, in the worker": (
-        "from citeledger.bounded import Limits, run_bounded\n"
-        "from citeledger.receipts import analyse\n"
+        "from citeledger.verify.bounded import Limits, run_bounded\n"
+        "from citeledger.verify.receipts import analyse\n"
         "run(lambda: run_bounded(analyse, (flate_bomb_pdf(1 << 30), 'application/pdf', None,"
         " 200, (), 1 << 62), Limits()))"
     ),

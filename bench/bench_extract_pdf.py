@@ -291,13 +291,13 @@ def run_pdfminer(body: bytes) -> list[str]:
 
 
 def run_pdfium(body: bytes) -> list[str]:
-    from citeledger.extract_pdf import pdfium_pages
+    from citeledger.extract.pdf import pdfium_pages
 
     return pdfium_pages(body)
 
 
 def run_citeledger(body: bytes) -> list[str]:
-    from citeledger.extract import extract
+    from citeledger.extract.dispatch import extract
 
     ex = extract(body, "application/pdf")
     bounds = [*ex.page_starts, len(ex.text)]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from citeledger.ledger import append_receipt, append_receipts, load_ledger
-from citeledger.yamlnodes import Loader, compose
+from citeledger.ledger.store import append_receipt, append_receipts, load_ledger
+from citeledger.ledger.yamlnodes import Loader, compose
 
 
 def make_ledger(n: int, receipt_on_every_quote: bool = True) -> str:

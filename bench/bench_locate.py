@@ -38,9 +38,9 @@ sys.path.insert(0, str(REPO / "src"))
 
 from rapidfuzz import fuzz  # noqa: E402
 
-from citeledger.locate import locate_prepared  # noqa: E402
-from citeledger.normalize import normalize_for_match, prepare  # noqa: E402
-from citeledger.wordlists import first_meaningful  # noqa: E402
+from citeledger.locate.locator import locate_prepared  # noqa: E402
+from citeledger.locate.normalize import normalize_for_match, prepare  # noqa: E402
+from citeledger.locate.wordlists import first_meaningful  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -49,7 +49,7 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 def corpus_pool() -> tuple[str, str]:
     if not CORPUS.is_dir():
         return synthetic_pool(), "synthetic prose (no ../shared/corpus)"
-    from citeledger.locate_cmd import extract_path
+    from citeledger.cli.locate import extract_path
 
     parts = []
     for d in ("text", "pdf", "html"):

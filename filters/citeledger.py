@@ -3,7 +3,7 @@
 
 Puts the checkout's ``src`` first on ``sys.path`` (and ``templates/`` in place as the package
 ``citeledger.templates``, which an installed copy ships as package data), then hands over to
-``citeledger.filter.main``. The Python running it needs the project's dependencies: use the
+``citeledger.build.filter.main``. The Python running it needs the project's dependencies: use the
 virtualenv's (``.venv/bin`` first on PATH), or install the package and use ``pandoc-citeledger``.
 """
 
@@ -27,7 +27,7 @@ if importlib.util.find_spec("citeledger.templates") is None:  # a bare checkout,
     sys.modules["citeledger.templates"] = module
     spec.loader.exec_module(module)
 
-from citeledger.filter import main  # noqa: E402
+from citeledger.build.filter import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,7 +6,7 @@ large as the claim's text, directly after the claim's block; every flag's link l
 audit row, whose evidence and source links are then in sight (not behind a sideways scroll);
 every audit row links back to its claim; and every evidence link opens a read-only
 evidence page with a title, no script, and the passage highlighted (or, for a breakdown, the
-reason in place). The ids are the contract of ``citeledger.audit``.
+reason in place). The ids are the contract of ``citeledger.report.audit``.
 
 Pages are opened as ``file://`` (relative and absolute evidence links both resolve), and every
 request that is not to a file, ``data:`` or loopback is aborted and reported as a failure: the
@@ -14,7 +14,7 @@ reader surface must load nothing from the network. The browser is Debian's ``/us
 driven by Playwright with a fresh profile; never ``playwright install``.
 
 ``build_sample(folder, pandoc)`` makes a small page that follows the contract (claims, flags,
-callouts, the audit of ``citeledger.audit`` and evidence pages from real receipts), so the check
+callouts, the audit of ``citeledger.report.audit`` and evidence pages from real receipts), so the check
 itself is tested before the filter produces it.
 
 Run on the demo output, also writing the screenshot for the docs:
@@ -39,9 +39,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from citeledger.audit import AuditRow, audit_blocks, flag_link_target, row_for
-from citeledger.evidence import EvidenceReader, EvidenceStore
-from citeledger.evidence_pages import back_links_for, write_evidence_page
+from citeledger.evidence.publish import back_links_for, write_evidence_page
+from citeledger.evidence.store import EvidenceReader, EvidenceStore
 from citeledger.judge import Judge
 from citeledger.model import (
     CitationRef,
@@ -53,7 +52,8 @@ from citeledger.model import (
     State,
     Withdrawal,
 )
-from citeledger.receipts import receipts_for_retrieval
+from citeledger.report.audit import AuditRow, audit_blocks, flag_link_target, row_for
+from citeledger.verify.receipts import receipts_for_retrieval
 
 REPO = Path(__file__).resolve().parent.parent
 CSS = REPO / "templates" / "citeledger.css"

@@ -16,7 +16,10 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from selectolax.lexbor import LexborNode as Node
 
 from browser_util import sample_ledger
-from citeledger.audit import (
+from citeledger.evidence.store import EvidenceReader
+from citeledger.judge import Judge
+from citeledger.model import CitationRef, Identifier, State, Withdrawal
+from citeledger.report.audit import (
     AUDIT_ID,
     AuditRow,
     audit_blocks,
@@ -26,9 +29,6 @@ from citeledger.audit import (
     resolver_url,
     row_for,
 )
-from citeledger.evidence import EvidenceReader
-from citeledger.judge import Judge
-from citeledger.model import CitationRef, Identifier, State, Withdrawal
 
 SECRET_TITLE = "Board minutes on the merger"
 SECRET_ID = "url:https://intranet.example/minutes-7.pdf"

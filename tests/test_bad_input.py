@@ -163,7 +163,7 @@ def test_a_full_disk_or_read_only_folder_when_writing_the_ledger(
     fix: str,
 ) -> None:
     before = (project / "citeledger.yaml").read_bytes()
-    monkeypatch.setattr("citeledger.ledger.os.fsync", _failing(err_no))
+    monkeypatch.setattr("citeledger.atomic.os.fsync", _failing(err_no))
     code, err = run(capsys, "withdraw", "a", "--reason", "the page moved")
     assert code == 2
     one_line(err, "citeledger.yaml", "cannot write the ledger", fix, "unchanged")

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 import netserver as ns
-from citeledger.bounded import LimitExceeded, Limits, run_bounded
 from citeledger.cli import main
 from citeledger.errors import CiteledgerError, ExtractError
-from citeledger.extract import extract
-from citeledger.extract_html import MAX_DOM_DEPTH, cap_depth, decode_html, extract_html
-from citeledger.extract_pdf import MB, check_inflated_size, extract_pdf
-from citeledger.ledger import load_ledger
+from citeledger.extract.dispatch import extract
+from citeledger.extract.html import MAX_DOM_DEPTH, cap_depth, decode_html, extract_html
+from citeledger.extract.pdf import MB, check_inflated_size, extract_pdf
+from citeledger.ledger.store import load_ledger
 from citeledger.model import Receipt
-from citeledger.receipts import analyse
 from citeledger.retrieve import RetrieveConfig
+from citeledger.verify.bounded import LimitExceeded, Limits, run_bounded
+from citeledger.verify.receipts import analyse
 from hostile_inputs import flate_bomb_pdf, nested_divs, pdf, zlib_bomb
 
 netserver = ns.netserver

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from helpers import pandoc_json
 
-from citeledger.citations import (
+from citeledger.build.citations import (
     crossref_prefixes,
     find_citations,
     is_crossref,
@@ -338,7 +338,7 @@ def test_filtered_json_has_the_same_citations_and_claims_as_its_source() -> None
     """What the filter added (wrappers, flags, links, anchors, callouts) changes no citation."""
     from fixture_judge import FixtureJudge
 
-    from citeledger.filter import run_filter
+    from citeledger.build.filter import run_filter
 
     markdown = (
         CONSTRUCTS
@@ -418,13 +418,13 @@ def test_a_document_without_blocks_or_citations() -> None:
     ],
 )
 def test_normalize_locator(text: str, expected: tuple[str, str]) -> None:
-    from citeledger.locators import normalize_locator
+    from citeledger.build.pinpoints import normalize_locator
 
     assert normalize_locator(text) == expected
 
 
 def test_no_locator_normalizes_to_none() -> None:
-    from citeledger.locators import normalize_locator
+    from citeledger.build.pinpoints import normalize_locator
 
     assert normalize_locator(None) is None and normalize_locator("") is None
     assert normalize_locator(" , ") is None
@@ -432,7 +432,7 @@ def test_no_locator_normalizes_to_none() -> None:
 
 def test_every_form_reads_the_same_in_a_citation_and_in_the_ledger() -> None:
     """What a citation carries and what a ledger quote says meet under one label."""
-    from citeledger.locators import TERMS, normalize_locator
+    from citeledger.build.pinpoints import TERMS, normalize_locator
 
     for label, forms in TERMS.items():
         for form in forms:
@@ -445,7 +445,7 @@ def test_every_form_reads_the_same_in_a_citation_and_in_the_ledger() -> None:
 
 def test_a_citation_selects_its_quote_by_a_locator_written_differently() -> None:
     """``[@k, pt. 3]`` meets a ledger quote at ``part 3`` (they used to disagree)."""
-    from citeledger.locators import normalize_locator
+    from citeledger.build.pinpoints import normalize_locator
 
     for cited, ledger in [("pt. 3", "part 3"), ("art. 5", "Article 5"), ("tbl. 2", "table 2")]:
         (found,) = find_citations(pandoc_json(f"Claim [@k, {cited}]."))
@@ -469,7 +469,7 @@ def test_citeproc_terms_are_the_ones_pandoc_reads(tmp_path: Path) -> None:
 
     from helpers import PANDOC
 
-    from citeledger.locators import CITEPROC_TERMS, TERMS
+    from citeledger.build.pinpoints import CITEPROC_TERMS, TERMS
 
     forms = [(label, form) for label, fs in TERMS.items() for form in fs]
     body = " ".join(f"X [@k, {form} 12]." for _, form in forms)

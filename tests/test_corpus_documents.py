@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from helpers import PANDOC, run_main
 
-from citeledger.citations import find_citations
-from citeledger.coverage import MIN_WORDS, prose_sentences
-from citeledger.filter import LedgerJudges
+from citeledger.build.citations import find_citations
+from citeledger.build.filter import LedgerJudges
+from citeledger.report.coverage import MIN_WORDS, prose_sentences
 from conftest import CORPUS
 
 DOCUMENTS = CORPUS / "documents"

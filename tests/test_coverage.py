@@ -14,7 +14,7 @@ from pathlib import Path
 import pypandoc
 import pytest
 
-from citeledger.coverage import Coverage, compute_coverage, is_crossref, prose_sentences
+from citeledger.report.coverage import Coverage, compute_coverage, is_crossref, prose_sentences
 from conftest import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS / "documents"
@@ -124,7 +124,8 @@ def test_real_keys_are_citations(key: str) -> None:
 
 
 def test_the_filter_and_coverage_share_one_crossref_test() -> None:
-    from citeledger import citations, coverage
+    from citeledger.build import citations
+    from citeledger.report import coverage
 
     assert coverage.is_crossref is citations.is_crossref
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from citeledger import filter as filter_mod
+from citeledger.build import filter as filter_mod
+from citeledger.build.deep import MAX_DEPTH
 from citeledger.cli import main
-from citeledger.deep import MAX_DEPTH
 
 LEDGER = """sources:
   k:

@@ -17,15 +17,20 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.audit import audit_blocks, row_for
 from citeledger.errors import LedgerError
-from citeledger.evidence import EvidenceReader
-from citeledger.evidence_page import render_evidence_page
-from citeledger.evidence_pages import EvidencePageSet
+from citeledger.evidence.page import render_evidence_page
+from citeledger.evidence.publish import EvidencePageSet
+from citeledger.evidence.store import EvidenceReader
 from citeledger.judge import Judge
-from citeledger.ledger import append_receipt, load_ledger, receipt_from_mapping, receipt_to_dict
+from citeledger.ledger.store import (
+    append_receipt,
+    load_ledger,
+    receipt_from_mapping,
+    receipt_to_dict,
+)
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, State
-from citeledger.report import Entry, entry_json
+from citeledger.report.audit import audit_blocks, row_for
+from citeledger.report.summary import Entry, entry_json
 
 GOLDEN = Path(__file__).parent / "golden" / "edits"
 sys.path.insert(0, str(GOLDEN))

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from citeledger.evidence_page import (
+from citeledger.evidence.page import (
     CONTEXT_LIMIT,
     CSP,
     evidence_page_name,

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.evidence import EvidenceReader, EvidenceStore
-from citeledger.evidence_pages import (
+from citeledger.evidence.publish import (
     INDEX_NAME,
     EvidencePageSet,
     back_links_for,
@@ -22,10 +21,11 @@ from citeledger.evidence_pages import (
     write_evidence_page,
     write_evidence_pages,
 )
+from citeledger.evidence.store import EvidenceReader, EvidenceStore
 from citeledger.judge import Judge
-from citeledger.ledger import append_receipts, load_ledger
+from citeledger.ledger.store import append_receipts, load_ledger
 from citeledger.model import CitationRef, Retrieval, State
-from citeledger.receipts import receipts_for_retrieval
+from citeledger.verify.receipts import receipts_for_retrieval
 
 URL = "http://127.0.0.1:9/claims-manual.html"
 OTHER_URL = "http://127.0.0.1:9/other.html"

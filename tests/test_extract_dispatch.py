@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeledger.errors import ExtractError
-from citeledger.extract import detect_kind, extract, extract_file
+from citeledger.extract.dispatch import detect_kind, extract, extract_file
 from conftest import corpus_file
 
 HTML = b"<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello page</p></body></html>"

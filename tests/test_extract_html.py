@@ -10,8 +10,8 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from citeledger.errors import ExtractError
-from citeledger.extract import extract, no_work_reason
-from citeledger.extract_html import HtmlExtracted, extract_html
+from citeledger.extract.dispatch import extract, no_work_reason
+from citeledger.extract.html import HtmlExtracted, extract_html
 from conftest import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS / "html"

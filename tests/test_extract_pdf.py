@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from citeledger import extract_pdf as xp
 from citeledger.errors import ExtractError
-from citeledger.extract import extract, extract_file
+from citeledger.extract import pdf as xp
+from citeledger.extract.dispatch import extract, extract_file
 from conftest import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS / "pdf"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from citeledger.errors import ExtractError
-from citeledger.extract import extract, extract_file
-from citeledger.extract_text import normalize_charset
+from citeledger.extract.dispatch import extract, extract_file
+from citeledger.extract.text import normalize_charset
 from conftest import corpus_file
 
 

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import SECRET, FixtureJudge
 from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
 
-from citeledger.citations import find_citations
-from citeledger.filter import LedgerJudges, run_filter
+from citeledger.build.citations import find_citations
+from citeledger.build.filter import LedgerJudges, run_filter
 from citeledger.model import State
 
 ALL_STATES = "\n\n".join(f"Claim {s.value} [@st-{s.value}]." for s in State)
@@ -489,7 +489,7 @@ def test_an_element_cannot_widen_the_audience() -> None:
 
 
 def test_audit_section_follows_the_ids_contract_of_citeledger_audit() -> None:
-    """claim ↔ audit row ↔ flag, with the ids ``citeledger.audit`` and the browser test use."""
+    """claim ↔ audit row ↔ flag, with the ids ``citeledger.report.audit`` and the browser test use."""
     raw = pandoc_bytes(
         "A [@st-checked]. B [@st-withdrawn]. C.^[@st-stale]\n", "-M", "citeledger.audit=true"
     )
@@ -529,7 +529,7 @@ def test_flag_count_matches_the_walk_for_a_mixed_document() -> None:
 
 
 def _text(node: object) -> str:
-    from citeledger.citations import plain_text
+    from citeledger.build.citations import plain_text
 
     blocks = node["c"][1] if isinstance(node, dict) and node.get("t") == "Div" else node
     parts: list[str] = []
@@ -545,7 +545,7 @@ def _text(node: object) -> str:
 def test_html_builds_link_to_evidence_pages_when_asked() -> None:
     from fixture_judge import judgement_for
 
-    from citeledger.evidence_pages import evidence_page_name
+    from citeledger.evidence.publish import evidence_page_name
     from citeledger.model import CitationRef
 
     raw = pandoc_bytes(
@@ -588,7 +588,7 @@ def test_json_written_with_spaces_by_another_tool_is_still_filtered() -> None:
 
 
 def test_an_html_build_writes_the_evidence_pages_it_links(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from citeledger.evidence import EvidenceReader
+    from citeledger.evidence.store import EvidenceReader
 
     class Reads(FixtureJudge):
         reader = EvidenceReader(str(tmp_path / ".citeledger"))
@@ -677,7 +677,7 @@ def test_other_formats_keep_the_callout_next_to_the_claim() -> None:
 def test_unwritable_evidence_pages_are_one_error_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, reason: str
 ) -> None:
-    from citeledger.evidence import EvidenceReader
+    from citeledger.evidence.store import EvidenceReader
 
     class Reads(FixtureJudge):
         reader = EvidenceReader(str(tmp_path / ".citeledger"))

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import FixtureJudge
 from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
 
-from citeledger.citations import find_citations, plain_text, resolve
+from citeledger.build.citations import find_citations, plain_text, resolve
 
 
 def fixture(raw: bytes, fmt: str = "html", **kw):  # type: ignore[no-untyped-def]
@@ -160,7 +160,7 @@ def test_a_second_run_changes_nothing(fmt: str) -> None:
 
 def test_coverage_reads_the_claim_words_as_prose_after_the_filter() -> None:
     """The span keeps the writer's classes, so the filtered document has the same coverage."""
-    from citeledger.coverage import compute_coverage
+    from citeledger.report.coverage import compute_coverage
 
     markdown = (
         "Intro words, then [appeals take sixty days]{.claim} [@st-stale]. More words follow "

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import FixtureJudge, judgement_for
 from helpers import PANDOC, pandoc_bytes, run_main, walk
 
-from citeledger.citations import plain_text
+from citeledger.build.citations import plain_text
 from citeledger.model import CitationRef, Judgement
 
 STYLE = ["custom-style", "Citeledger Breakdown"]

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import FixtureJudge
 from helpers import PANDOC, pandoc_bytes, run_main, venv_env, walk, with_class
 
-from citeledger.citations import find_citations, plain_text
+from citeledger.build.citations import find_citations, plain_text
 from conftest import CORPUS as SHARED_CORPUS
 
 DOC = """\

@@ -11,8 +11,8 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from helpers import pandoc_json
 
+from citeledger.build.options import DEFAULT_LEDGER, Options, read_options
 from citeledger.errors import CiteledgerError
-from citeledger.options import DEFAULT_LEDGER, Options, read_options
 
 
 def meta(markdown_front_matter: str, *args: str) -> dict:

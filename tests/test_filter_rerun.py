@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import FixtureJudge, judgement_for
 from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
 
-from citeledger.citations import plain_text
+from citeledger.build.citations import plain_text
 from citeledger.model import CitationRef, Judgement, State
 
 FORMATS = ["html", "latex", "docx", "gfm", "plain", "odt"]
@@ -68,7 +68,7 @@ def test_a_hand_written_processed_marker_is_judged_flagged_and_strict(
 
 def test_check_lists_a_hand_written_marker() -> None:
     """``citeledger check`` uses the same walk: the marker is in its list."""
-    from citeledger.citations import find_citations
+    from citeledger.build.citations import find_citations
 
     doc = pandoc_json("A claim [[@st-stale]]{.citeledger-cite}. B [@st-checked].")
     assert [f.ref.key for f in find_citations(doc)] == ["st-stale", "st-checked"]

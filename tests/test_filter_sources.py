@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent / "golden" / "sources"))
 from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
 from web_judge import PAGE_URL, PDF_URL, QUOTE, RESTRICTED_TITLE, TEXT, WebJudge
 
-from citeledger import textfragment
-from citeledger.citations import plain_text
-from citeledger.filter import run_filter
+from citeledger.build.citations import plain_text
+from citeledger.build.filter import run_filter
+from citeledger.evidence import links as textfragment
 
 DOC = (
     "Web [@web-checked]. PDF [@pdf-checked, p. 3]. File [@file-checked]. "
@@ -71,7 +71,7 @@ def test_it_is_the_link_the_report_and_the_audit_give() -> None:
     from fixture_judge import FixtureJudge  # noqa: F401 - the web judge builds on it
 
     from citeledger.model import CitationRef
-    from citeledger.report import anchor_for
+    from citeledger.report.summary import anchor_for
 
     judge = WebJudge()
     anchor = anchor_for(judge.judge(CitationRef("web-checked")), judge.reader)
@@ -130,10 +130,10 @@ def test_a_second_run_changes_nothing(fmt: str) -> None:
 def test_the_real_judge_and_evidence_store_give_a_text_fragment(tmp_path: Path) -> None:
     """End to end on real receipts (the browser test's sample ledger): no stub in the way."""
     from browser_util import URL, sample_ledger
-    from citeledger.evidence import EvidenceReader
+    from citeledger.evidence.store import EvidenceReader
     from citeledger.judge import Judge
     from citeledger.model import CitationRef
-    from citeledger.report import anchor_for
+    from citeledger.report.summary import anchor_for
 
     ledger = sample_ledger(tmp_path)
     reader = EvidenceReader(ledger.evidence_dir)

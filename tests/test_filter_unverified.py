@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 from fixture_judge import FixtureJudge
 from helpers import pandoc_bytes, run_main, walk, with_class
 
-from citeledger.citations import plain_text, scan_document
+from citeledger.build.citations import plain_text, scan_document
 
 FORMATS = ["html", "latex", "docx", "gfm", "plain", "typst", "markdown", "epub3", "rst"]
 MARKED = "citeledger-unverified"

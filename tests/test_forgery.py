@@ -14,12 +14,12 @@ from pathlib import Path
 
 import netserver as ns
 from citeledger.cli import main
-from citeledger.evidence import EvidenceStore
+from citeledger.evidence.store import EvidenceStore
 from citeledger.judge import Judge
-from citeledger.ledger import append_receipts, load_ledger
-from citeledger.locate import prepare
+from citeledger.ledger.store import append_receipts, load_ledger
+from citeledger.locate.locator import prepare
 from citeledger.model import CitationRef, Extracted, Ledger, Receipt, Retrieval, State
-from citeledger.receipts import Capture, receipts_for_capture
+from citeledger.verify.receipts import Capture, receipts_for_capture
 
 netserver = ns.netserver
 REPO = Path(__file__).resolve().parent.parent

@@ -25,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citeledger.build.filter import main as filter_main
 from citeledger.errors import LedgerError
-from citeledger.filter import main as filter_main
-from citeledger.ledger import load_ledger
+from citeledger.ledger.store import load_ledger
 
 EXAMPLES = int(os.environ.get("CITELEDGER_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citeledger.errors import LedgerError
-from citeledger.identifiers import (
+from citeledger.ledger.identifiers import (
     IdentifierError,
     arxiv_version,
     validate_arxiv,
@@ -19,7 +19,7 @@ from citeledger.identifiers import (
     validate_isbn,
     validate_url,
 )
-from citeledger.ledger import load_ledger
+from citeledger.ledger.store import load_ledger
 from citeledger.model import Identifier
 from citeledger.retrieve import plan
 

@@ -7,8 +7,8 @@ import gzip
 import zlib
 from pathlib import Path
 
-from citeledger.derivation import remember
-from citeledger.evidence import EvidenceStore, sha256_hex, utc_now
+from citeledger.evidence.derivation import remember
+from citeledger.evidence.store import EvidenceStore, sha256_hex, utc_now
 from citeledger.judge import Judge
 from citeledger.model import (
     CitationRef,
@@ -22,7 +22,7 @@ from citeledger.model import (
     State,
     Withdrawal,
 )
-from citeledger.receipts import receipts_for_retrieval
+from citeledger.verify.receipts import receipts_for_retrieval
 
 PAGE = (
     b"<html><head><title>Manual</title></head><body><h1>14 Appeals</h1>"
@@ -229,8 +229,8 @@ def test_receipt_records_the_contract_fields(tmp_path: Path) -> None:
 
 def test_quote_across_a_page_break_with_running_header_is_checked(tmp_path: Path) -> None:
     """The locator sets running headers aside; the build-time re-check must do the same."""
-    from citeledger.locate import prepare
-    from citeledger.receipts import Capture, receipts_for_capture
+    from citeledger.locate.locator import prepare
+    from citeledger.verify.receipts import Capture, receipts_for_capture
 
     pages = [
         "Journal of Testing 12 (2026)\nFirst page text about nothing in particular at all.\n",

@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeledger.ledger import (
+from citeledger.ledger.store import (
     CSL_VARIABLES,
     append_receipt,
     load_ledger,

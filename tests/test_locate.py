@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeledger.locate import locate, locate_prepared, prepare
+from citeledger.locate.locator import locate, locate_prepared, prepare
 
 TEXT = (
     "Introduction\n\n"

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from citeledger.locate import locate
-from citeledger.locate_cmd import extract_path, run_batch, score_cases
-from citeledger.normalize import normalize_for_match
+from citeledger.cli.locate import extract_path, run_batch, score_cases
+from citeledger.locate.locator import locate
+from citeledger.locate.normalize import normalize_for_match
 from conftest import CORPUS, REPO
 
 CASES = REPO / "tests" / "data" / "locate_cases.jsonl"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from citeledger.cli.locate import main, read_cases, run_batch, run_single, score_cases
 from citeledger.errors import CiteledgerError
-from citeledger.locate_cmd import main, read_cases, run_batch, run_single, score_cases
 
 SOURCE = (
     "Appeals\n\nAn appeal against a declined claim must be received within 60 days of the date "
@@ -51,7 +51,7 @@ def _write_cases(tmp_path: Path, cases: list[dict]) -> Path:
 def test_run_batch_writes_one_line_per_case_and_extracts_once(
     tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citeledger.locate_cmd as lc
+    import citeledger.cli.locate as lc
 
     calls: list[Path] = []
     real = lc.extract_path

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from citeledger.locate import locate_prepared, prepare
-from citeledger.locate_cmd import extract_path
-from citeledger.normalize import Prepared, normalize_for_match
-from citeledger.wordlists import (
+from citeledger.cli.locate import extract_path
+from citeledger.locate.locator import locate_prepared, prepare
+from citeledger.locate.normalize import Prepared, normalize_for_match
+from citeledger.locate.wordlists import (
     COMPARATIVES,
     HEDGES,
     MODALS,

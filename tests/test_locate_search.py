@@ -11,8 +11,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeledger.locate import _bounds_ok, locate, prepare
-from citeledger.normalize import PIECE_MARK
+from citeledger.locate.locator import _bounds_ok, locate, prepare
+from citeledger.locate.normalize import PIECE_MARK
 
 WORDS = ["the", "see", "tree", "free", "agree", "we", "were", "here", "one", "not", "70", "ee"]
 

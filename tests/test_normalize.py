@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeledger.normalize import normalize_for_match, prepare
+from citeledger.locate.normalize import normalize_for_match, prepare
 
 
 def span_of(text: str, needle: str) -> str:
@@ -157,14 +157,14 @@ def test_quote_and_text_normalise_alike(text: str) -> None:
 )
 def test_quote_scanner_matches_the_text_regex(s: str) -> None:
     # short ASCII strings take a str.find scanner instead of the regex: same matches, always
-    from citeledger.normalize import _SPECIAL, _specials
+    from citeledger.locate.normalize import _SPECIAL, _specials
 
     assert _specials(s) == [(m.lastgroup, *m.span()) for m in _SPECIAL.finditer(s)]
 
 
 def test_whitespace_list_is_every_unicode_space() -> None:
     # the quick paths rely on str.split() and the table agreeing on what whitespace is
-    from citeledger.normalize import WHITESPACE
+    from citeledger.locate.normalize import WHITESPACE
 
     spaces = {chr(c) for c in range(0x110000) if chr(c).isspace()}
     assert spaces == set(WHITESPACE) | {" "}
@@ -212,7 +212,7 @@ _QUICK_PIECES = st.sampled_from(
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_QUICK_PIECES, min_size=1, max_size=20).map("".join))
 def test_quick_paths_agree_with_the_general_pass(text: str) -> None:
-    from citeledger.normalize import _build
+    from citeledger.locate.normalize import _build
 
     assert normalize_for_match(text) == _build(text, False)[0].strip()
     assert normalize_for_match(text) == prepare(text).norm.strip()
@@ -233,14 +233,14 @@ def test_quick_paths_agree_with_the_general_pass(text: str) -> None:
     ],
 )
 def test_quick_dash_runs_agree_with_the_general_pass(text: str) -> None:
-    from citeledger.normalize import _build
+    from citeledger.locate.normalize import _build
 
     assert normalize_for_match(text) == _build(text, False)[0].strip()
 
 
 def test_a_long_text_is_replaced_one_for_one_as_the_table_says() -> None:
     # texts of 4096 characters and more take str.replace instead of the table
-    from citeledger.normalize import _ONE_FOR_ONE_MAP, _ONE_FOR_ONE_TABLE, _build
+    from citeledger.locate.normalize import _ONE_FOR_ONE_MAP, _ONE_FOR_ONE_TABLE, _build
 
     chars = "".join(_ONE_FOR_ONE_MAP)
     text = " ".join(f"a{c}b {c}c d{c} \u00e9{c}" for c in chars) * 8

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from citeledger.build.references import add_references, to_meta
 from citeledger.model import Identifier, Judgement, Quote, Source, State
-from citeledger.references import add_references, to_meta
 
 
 def _j(key: str, state: State = State.CHECKED, **csl: object) -> Judgement:

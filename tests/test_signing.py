@@ -10,13 +10,13 @@ import pytest
 
 import netserver as ns
 from citeledger.cli import main
-from citeledger.evidence import EvidenceStore, utc_now
-from citeledger.extract import extract
+from citeledger.evidence.store import EvidenceStore, utc_now
+from citeledger.extract.dispatch import extract
 from citeledger.judge import Judge
-from citeledger.ledger import append_receipts, load_ledger
-from citeledger.locate import prepare
+from citeledger.ledger.store import append_receipts, load_ledger
+from citeledger.locate.locator import prepare
 from citeledger.model import CitationRef, Identifier, Retrieval, State
-from citeledger.receipts import Capture, receipts_for_capture
+from citeledger.verify.receipts import Capture, receipts_for_capture
 
 netserver = ns.netserver
 QUOTE = "Claims lodged in winter are free of every fee."
@@ -68,8 +68,8 @@ def test_signed_receipts_are_trusted_and_edits_break_the_signature(
     assert trusted.state is State.CHECKED, trusted.reasons
     assert trusted.signer is not None and "trusted" in trusted.signer
     # Readers see who signed and when: the evidence page and the audit row.
-    from citeledger.audit import row_for
-    from citeledger.evidence_page import render_evidence_page
+    from citeledger.evidence.page import render_evidence_page
+    from citeledger.report.audit import row_for
 
     page = render_evidence_page(trusted, text=None)
     assert "Signed by" in page and public[:20] in page and receipt.signed_at in page

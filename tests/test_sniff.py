@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeledger.extract import detect_kind
+from citeledger.extract.dispatch import detect_kind
 from citeledger.retrieve.body import effective_content_type
 
 KIND = {"application/pdf": "pdf", "text/html": "html", "text/plain": "text"}

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeledger.textfragment import (
+from citeledger.evidence.links import (
     EXACT_MAX_WORDS,
     RANGE_MAX_WORDS,
     encode_term,

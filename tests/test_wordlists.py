@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from citeledger.locate import locate
-from citeledger.wordlists import (
+from citeledger.locate.locator import locate
+from citeledger.locate.wordlists import (
     COMPARATIVES,
     HEDGES,
     MODALS,

@@ -32,10 +32,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from citeledger.locate import NEGATIONS, STOPWORDS  # noqa: E402
-from citeledger.locate_cmd import extract_path  # noqa: E402
-from citeledger.normalize import normalize_for_match  # noqa: E402
-from citeledger.wordlists import first_meaningful, word_class  # noqa: E402
+from citeledger.cli.locate import extract_path  # noqa: E402
+from citeledger.locate.locator import NEGATIONS, STOPWORDS  # noqa: E402
+from citeledger.locate.normalize import normalize_for_match  # noqa: E402
+from citeledger.locate.wordlists import first_meaningful, word_class  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 # Public-domain or openly licensed sources may give more quotations than the rest.

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from citeledger.edits import count_phrase, describe, describe_all
-from citeledger.evidence import EvidenceReader, LoadedEvidence, sha256_hex
-from citeledger.locators import normalize_locator
+from citeledger.build.pinpoints import normalize_locator
+from citeledger.evidence.registry import metadata_mismatch, retraction_of
+from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
+from citeledger.locate.edits import count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
-from citeledger.registry_answer import metadata_mismatch, retraction_of
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
 
@@ -334,7 +334,7 @@ class Judge:
         the problem when a signature is there but does not hold."""
         if not receipt.signature:
             return None, False, None
-        from citeledger.signing import payload, short, signature_holds
+        from citeledger.evidence.signing import payload, short, signature_holds
 
         if not receipt.signed_by or not signature_holds(
             receipt.signed_by, payload(receipt), receipt.signature
@@ -353,7 +353,7 @@ class Judge:
         return f"{words} on {receipt.signed_at or 'an unrecorded date'}", trusted, None
 
     def _unsigned_reason(self, receipt: Receipt) -> str:
-        from citeledger.signing import short
+        from citeledger.evidence.signing import short
 
         if not receipt.signature or not receipt.signed_by:
             who = "the receipt is not signed"
@@ -383,7 +383,7 @@ class Judge:
         one whose edits the window sees otherwise than the receipt: that needs the whole text
         and its page map (prepared once per evidence file, and only then).
         """
-        from citeledger.locate import locate, locate_prepared, prepare
+        from citeledger.locate.locator import locate, locate_prepared, prepare
 
         assert ev.text is not None
         lo = max(0, start - _CONTEXT)
@@ -493,7 +493,7 @@ class Judge:
         _, trusted, _ = self._signature(receipt)
         if trusted and receipt.evidence_sha256 == ev.file_sha256:
             return None  # not cached: another receipt on the same file may not be signed
-        from citeledger.derivation import remember, remembered
+        from citeledger.evidence.derivation import remember, remembered
 
         assert ev.body_sha256 is not None and ev.text_sha256 is not None
         known = remembered(ev.body_sha256, made_by or "")
@@ -502,7 +502,7 @@ class Judge:
             ev.body = None
             return None if ev.text_confirmed else _REWRITTEN
         from citeledger.errors import ExtractError
-        from citeledger.extract import extract
+        from citeledger.extract.dispatch import extract
 
         try:
             x = extract(ev.body or b"", ev.content_type, ev.target_uri)

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from citeledger.errors import RetrievalError
-from citeledger.identifiers import ArxivId, IdentifierError, parse_arxiv
+from citeledger.ledger.identifiers import ArxivId, IdentifierError, parse_arxiv
 from citeledger.model import Identifier
 
 from .config import RetrieveConfig

@@ -21,10 +21,10 @@ import httpx
 import yaml
 
 from citeledger import __version__
-from citeledger.bounded import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, Limits
 from citeledger.errors import CiteledgerError
-from citeledger.extract_pdf import MAX_INFLATED_BYTES
+from citeledger.extract.pdf import MAX_INFLATED_BYTES
 from citeledger.inputs import read_bytes, read_text
+from citeledger.verify.bounded import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, Limits
 
 MB = 1_000_000
 
@@ -67,7 +67,7 @@ class RetrieveConfig:
     ca_bundle: str | None = None  # extra trust anchors (PEM file), e.g. a corporate TLS proxy
     host_intervals: Mapping[str, float] = field(default_factory=_default_intervals)
     """Least seconds between requests to a host (arXiv's API asks for one every 3 s)."""
-    # Extraction and locating of one source, in a worker process (``citeledger.bounded``):
+    # Extraction and locating of one source, in a worker process (``citeledger.verify.bounded``):
     extract_cpu_seconds: float = DEFAULT_CPU_SECONDS  # 60 s
     extract_memory_bytes: int = DEFAULT_MEMORY_BYTES  # 2000 MB of address space
     max_inflated_pdf_bytes: int = MAX_INFLATED_BYTES  # 250 MB: a PDF's streams, images aside

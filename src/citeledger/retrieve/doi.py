@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import quote
 
 from citeledger.errors import RetrievalError
-from citeledger.identifiers import IdentifierError, validate_doi
+from citeledger.evidence.registry import RETRACTION_TYPES, retraction_of
+from citeledger.ledger.identifiers import IdentifierError, validate_doi
 from citeledger.model import Identifier
-from citeledger.registry_answer import RETRACTION_TYPES, retraction_of
 
 from .body import mime_of, sniff
 from .config import RetrieveConfig

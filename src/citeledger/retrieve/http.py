@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from citeledger.errors import RetrievalError
-from citeledger.evidence import utc_now as utc_now  # the one clock of stored times
+from citeledger.evidence.store import utc_now as utc_now  # the one clock of stored times
 
 from .address import parse_ip, refusal
 from .body import BodyReader, accept_encoding, effective_content_type, human_size

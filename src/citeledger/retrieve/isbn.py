@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from citeledger.identifiers import IdentifierError, validate_isbn
+from citeledger.ledger.identifiers import IdentifierError, validate_isbn
 from citeledger.model import Identifier
 
 from .config import RetrieveConfig

@@ -63,7 +63,7 @@ class Run:
 
 
 def run_main(raw: bytes, fmt: str = "html", **kw: Any) -> Run:
-    from citeledger.filter import main
+    from citeledger.build.filter import main
 
     out = io.BytesIO()
     err = io.StringIO()

@@ -18,10 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from citeledger.evidence import EvidenceStore
+from citeledger.evidence.store import EvidenceStore
 from citeledger.judge import Judge
 from citeledger.model import CitationRef, Identifier, Judgement, Ledger, Quote, Retrieval, Source
-from citeledger.receipts import capture, receipts_for_capture
+from citeledger.verify.receipts import capture, receipts_for_capture
 
 URL = "https://example.org/minutes.html"
 PAGE = (

@@ -1,0 +1,479 @@
+"""The pandoc filter: ``pandoc --filter pandoc-citeledger`` (or ``filters/citeledger.py``).
+
+Reads pandoc's JSON AST on stdin, judges every citation (``citations.find_citations`` → the
+judge), and writes the AST back with each breakdown made loud: an inline flag at the citation
+and a callout block next to the claim (``render``). Checked citations keep their Cite inside a
+``citeledger-checked`` Span; every Cite stays a Cite so ``--citeproc`` still formats it.
+
+Where the callout goes (the nearest place a block may stand after the claim):
+
+- paragraph, plain block, heading, line block: directly after it, in the same block list — so
+  inside a list item, a definition, a block quote or a Div when the claim is there;
+- table (any cell, or its caption) and figure (caption or body): after the table or figure;
+- definition-list term: at the start of the term's first definition;
+- footnote: after the note's paragraph, inside the note — unless the note is made only of
+  citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
+  note hangs on and the callout goes after that sentence's block;
+- a citation in the title, subtitle, thanks or abstract: flagged where it stands, in the
+  metadata; its callout goes at the top of the body (a title cannot hold a block, and not every
+  template prints the abstract, while the body is always shown);
+- Markdown builds (GitHub alerts cannot nest in a list, quote, definition or note): after the
+  top-level block holding the claim, whatever the claim is inside;
+- one callout per breakdown citation, in document order, each with its own number.
+
+Links (HTML, LaTeX, DOCX): each citation has a claim anchor ``#citeledger-claim-N`` (before
+the Cite; for a citation-only note, before the note in the body; on the writer's ``[…]{.claim}``
+Span when that is the claim — see ``citations``), the flag links to its callout
+— or, with ``audit: true``, to its row of the "Citation audit" section (``citeledger.report.audit``,
+whose ids these are), which links back to the claim — and the callout links back to the flag.
+With ``evidence-pages: DIR`` an HTML build writes one read-only evidence page per receipt into
+DIR (``citeledger.evidence.publish``) and links it from the citation, callout and audit row.
+A checked citation of an http(s) source also links to the source itself at the passage (a text
+fragment, or ``#page=N`` for a PDF: ``report.anchor_for``), in every format that shows URLs,
+with or without evidence pages; a restricted citation never does.
+
+Unverified markers (seed 001): a writer's ``[…]{.unverified}`` Span or ``::: unverified`` Div is
+a declared, unscored claim. It is rendered as such in every format (``Renderer.mark_unverified``:
+the class ``citeledger-unverified`` and a visible ``[unverified]`` word marker) and is otherwise
+left alone: no judge, no warning, no flag, no callout, and ``strict`` ignores it.
+
+Speed: the filter runs on every build, so it never converts the document to panflute objects.
+Input holding neither ``"Cite"`` nor ``"unverified"`` (a byte search) is written back untouched
+without even being parsed. Otherwise it walks the raw dicts once, edits only the Cites and
+markers it found and the block lists that receive a callout, and passes everything else through
+untouched; a document without citations and unverified markers is written back byte for byte.
+
+Contract with pandoc: stdout carries only the AST. Warnings go to stderr as
+``[WARNING] citeledger: …`` (one per breakdown, plus the judge's); a bad ledger or option is one
+``[ERROR] citeledger: …`` line and exit 2; ``strict: true`` writes the AST and then exits 1 so
+pandoc fails; evidence pages that cannot be written are one ``[ERROR] citeledger: cannot write
+evidence pages to DIR: reason`` line and exit 2, with nothing on stdout.
+
+Run twice, it changes nothing more — by comparison, never by trust: every Cite is judged on
+every run, also one inside a ``citeledger-cite`` wrapper (an earlier run's, or a forged one).
+The earlier run's wrappers, flags, anchors, callouts and audit are removed first
+(``render.previous``), so an unchanged judgement renders exactly what was there, a changed one
+replaces it, and ``strict`` counts every breakdown. Marked unverified markers are skipped.
+``pandoc -H`` silently replaces header-includes, where the stylesheet and LaTeX definitions go;
+the filter cannot see ``-H`` — HTML callouts then lose their colours but keep their words, LaTeX
+ones their frame (their uses are guarded so the build still succeeds).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
+
+from citeledger.build.citations import resolve, scan_document, strip_selector
+from citeledger.build.deep import loads as deep_loads
+from citeledger.build.deep import run_deep
+from citeledger.build.options import META_KEY, NAMES, Options, read_options
+from citeledger.build.references import add_references
+from citeledger.build.render import family_of, renderer_for
+from citeledger.build.render.base import Renderer
+from citeledger.build.render.previous import strip_previous
+from citeledger.build.render.words import Item
+from citeledger.confine import confine
+from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
+from citeledger.model import CitationRef, Judgement, Ledger, State
+
+if TYPE_CHECKING:
+    from citeledger.report.audit import AuditRow
+
+# Every Cite serialises as "t":"Cite" (with or without a space); the word alone in a Str gives a
+# false alarm, which only costs the walk. Without this no Cite can be present.
+CITE_MARK = b'"Cite"'
+# The class of an unverified marker, as JSON: ["unverified"] in a Span's or Div's attributes. A
+# Str of that one word is a false alarm, again costing only the walk.
+UNVERIFIED_MARK = b'"unverified"'
+
+
+class Judging(Protocol):
+    """What the filter needs of a judge (``citeledger.judge.Judge`` or a test's fake)."""
+
+    warnings: list[str]
+
+    def judge(self, ref: CitationRef) -> Judgement: ...
+
+
+JudgeFactory = Callable[[Options], Judging]
+
+
+class LedgerJudges:
+    """The default judge factory: loads each ledger once, one ``Judge`` per audience.
+
+    A ledger named explicitly (metadata, environment) must exist; the default
+    ``citeledger.yaml`` may be missing, and then every citation is ``not-in-ledger`` — with a
+    warning, since nothing may be cited without a ledger source.
+    """
+
+    def __init__(self, cwd: Path | None = None) -> None:
+        self.cwd = cwd
+        self.warnings: list[str] = []
+        self._ledgers: dict[Path, Ledger] = {}
+
+    def __call__(self, options: Options) -> Judging:
+        from citeledger.judge import Judge
+        from citeledger.ledger.store import load_ledger
+
+        path = options.ledger_path(self.cwd)
+        if options.ledger_from_document:  # a stranger's document may name /etc/passwd
+            confine(
+                path,
+                [self.cwd or Path.cwd()],
+                named_by=f"the document's {META_KEY}.ledger",
+                what="a ledger",
+                allow=options.allow_outside,
+            )
+        # the name as the writer gave it: it appears in reasons, and so in the published document
+        name = options.ledger if self.cwd is None else str(path)
+        ledger = self._ledgers.get(path)
+        if ledger is None:
+            if options.ledger_given or path.exists():
+                ledger = load_ledger(name)
+            else:
+                self.warnings.append(
+                    f"no ledger at {name}: every citation is not in the ledger (create one with "
+                    "`citeledger add`, or set citeledger.ledger)"
+                )
+                ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
+            self._ledgers[path] = ledger
+        return Judge(
+            ledger,
+            audience=options.audience,
+            trusted_keys=options.trusted_keys,
+            require_signature=options.require_signature,
+        )
+
+
+@dataclass
+class FilterResult:
+    doc: dict[str, Any]
+    changed: bool
+    items: list[Item] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def breakdowns(self) -> list[Item]:
+        return [item for item in self.items if item.state.is_breakdown]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+
+def run_filter(
+    doc_json: dict[str, Any],
+    fmt: str = "html",
+    *,
+    judge_factory: JudgeFactory | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> FilterResult:
+    """Judge and render every citation of ``doc_json`` (edited in place) for output ``fmt``.
+
+    Raises ``CiteledgerError`` for a bad ledger or option; never prints.
+    """
+    scan = scan_document(doc_json)
+    changed = scan.previous
+    if scan.previous:  # an earlier run's output: remove it, then judge everything afresh
+        strip_previous(doc_json, scan.prefixes)
+        scan = scan_document(doc_json)
+    found, unverified = scan.citations, scan.unverified
+    if not found and not unverified:
+        return FilterResult(doc_json, changed=changed)
+    meta = doc_json.setdefault("meta", {})
+    options = read_options(meta, environ)
+    if not found:  # only unverified markers: nothing to judge, no ledger needed
+        renderer = renderer_for(fmt, audit=options.audit)
+        for node in unverified:
+            renderer.mark_unverified(node)
+        renderer.add_header(meta)
+        warnings = [
+            f"unknown option citeledger.{name} (known: {', '.join(NAMES)})"
+            for name in options.unknown
+        ]
+        return FilterResult(doc_json, changed=True, warnings=warnings)
+    factory = judge_factory or LedgerJudges()
+    judges: dict[str | None, Judging] = {}
+    items: list[Item] = []
+    strict_items: list[Item] = []
+    for fc in found:
+        local = options.for_element(fc.attributes)
+        judge = judges.get(local.audience)
+        if judge is None:
+            judge = judges[local.audience] = factory(replace(options, audience=local.audience))
+        item = Item(fc, judge.judge(fc.ref))
+        items.append(item)
+        if local.strict and item.state.is_breakdown:
+            strict_items.append(item)
+    reader = next((getattr(j, "reader", None) for j in judges.values()), None)  # one ledger
+    pages = _EvidencePages.start(options, fmt, reader)
+    if pages is not None:
+        items = [replace(item, evidence=pages.add(item)) for item in items]
+    items = _with_source_links(items, reader)
+    renderer = renderer_for(fmt, audit=options.audit)
+    _apply(doc_json, items, renderer)
+    for node in unverified:  # by reference: _apply's insertions cannot have moved them
+        renderer.mark_unverified(node)
+    renderer.add_header(meta)
+    if options.references:
+        add_references(meta, (item.judgement for item in items))
+    if options.audit:
+        rows = [_audit_row(item, pages, reader) for item in items]
+        doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
+    if pages is not None:
+        pages.write()  # raises CiteledgerError: the pages are part of the build
+    warnings = _unique(
+        [*getattr(factory, "warnings", []), *(w for j in judges.values() for w in j.warnings)]
+    )
+    warnings += [
+        f"unknown option citeledger.{name} (known: {', '.join(NAMES)})" for name in options.unknown
+    ]
+    warnings += [_breakdown_warning(item) for item in items if item.state.is_breakdown]
+    errors = []
+    if strict_items:
+        errors.append(
+            f"strict: {len(strict_items)} of {len(items)} citations are breakdowns; failing the "
+            "build (set citeledger.strict: false to build anyway)"
+        )
+    return FilterResult(doc_json, changed=True, items=items, warnings=warnings, errors=errors)
+
+
+def _with_source_links(items: list[Item], reader: Any) -> list[Item]:
+    """Each checked item with its source link at the passage, when the source is on the web."""
+    if not any(item.state is State.CHECKED for item in items):
+        return items
+    from citeledger.report.summary import (
+        anchor_for,  # it loads evidence: only for checked citations
+    )
+
+    out = []
+    for item in items:
+        anchor = anchor_for(item.judgement, reader) if item.state is State.CHECKED else None
+        link = anchor.get("link") if anchor else None
+        if isinstance(link, str) and link.lower().startswith(("http://", "https://")):
+            item = replace(item, source=link)
+        out.append(item)
+    return out
+
+
+def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
+    """Wrap each Cite, strip quote selectors, insert claim anchors and callouts.
+
+    Every list is resolved before anything is changed, and each list is edited by reference, so
+    an insertion in one list can never shift a path into another; within a list, insertions go
+    from the last position to the first.
+    """
+    groups: dict[tuple[Any, ...], list[Item]] = {}
+    for item in items:
+        groups.setdefault(item.found.cite_path, []).append(item)
+    wraps: list[tuple[list[Any], int, list[Item], list[Any], list[Any]]] = []
+    for cite_path, group in groups.items():
+        parent = resolve(doc, cite_path[:-1])
+        citations = [resolve(doc, item.found.citation_path) for item in group]
+        # each item's own Cite (a nested one sits in the outer item's suffix): path ends c, 0, j
+        own = {id(c): c for c in (resolve(doc, i.found.citation_path[:-3]) for i in group)}
+        wraps.append((parent, int(cite_path[-1]), group, citations, list(own.values())))
+    claims: dict[tuple[Any, ...], tuple[Any, list[Item]]] = {}
+    for item in items:
+        span_path = item.found.claim_span
+        if span_path is not None:
+            claims.setdefault(span_path, (resolve(doc, span_path), []))[1].append(item)
+    inserts: dict[int, tuple[list[Any], dict[int, list[Any]]]] = {}
+
+    def insert(into: list[Any], at: int, nodes: list[Any]) -> None:
+        entry = inserts.setdefault(id(into), (into, {}))
+        entry[1].setdefault(at, []).extend(nodes)
+
+    for span, claimed in claims.values():  # the writer's [words]{.claim}: the anchor goes on it
+        anchors = renderer.mark_claim(span, claimed)
+        if anchors:
+            insert(span["c"][1], 0, anchors)
+    for item in items:
+        fc = item.found
+        if fc.claim_span is None and fc.claim_at is not None:
+            # a citation-only note: the claim is where the note stands
+            insert(
+                resolve(doc, fc.claim_at[:-1]), int(fc.claim_at[-1]), renderer.claim_anchor(item)
+            )
+        if item.state.is_breakdown:
+            host, after = fc.host_path, fc.host_after
+            if renderer.top_level_callouts and host != ("blocks",):
+                host, after = ("blocks",), fc.block_index
+            insert(resolve(doc, host), after + 1, [renderer.callout(item)])
+
+    for parent, index, group, citations, cites in wraps:
+        for citation in citations:
+            suffix = citation.get("citationSuffix")
+            if suffix:
+                citation["citationSuffix"] = strip_selector(suffix)
+        for cite in cites:
+            cite["c"][1] = strip_selector(cite["c"][1])
+        parent[index] = renderer.wrap(parent[index], group)
+    for target, by_index in inserts.values():
+        for at in sorted(by_index, reverse=True):
+            target[at:at] = by_index[at]
+
+
+class _EvidencePages:
+    """HTML builds with ``evidence-pages``: one read-only page per receipt, written at the end.
+
+    The folder is where the pages are written (relative to the current directory) and the link
+    to them from the document, so build into the current directory. Named by the document, it
+    must lie inside the current directory (``citeledger.confine``).
+    Pages are written only when the judge reads evidence (``Judge.reader``); a page links back
+    to nothing, since a filter is not told the name of the document it builds.
+    """
+
+    def __init__(self, href: str, pages: Any) -> None:
+        self.href = href.rstrip("/") or "."
+        self.pages = pages
+
+    @classmethod
+    def start(cls, options: Options, fmt: str, reader: Any) -> _EvidencePages | None:
+        if not options.evidence_pages or family_of(fmt) != "html":
+            return None
+        if options.evidence_pages_source == "metadata":  # the pages are written there
+            confine(
+                Path(options.evidence_pages).expanduser(),
+                [Path.cwd()],
+                named_by=f"the document's {META_KEY}.evidence-pages",
+                what="a folder",
+                allow=options.allow_outside,
+            )
+        from citeledger.evidence.publish import EvidencePageSet
+
+        pages = EvidencePageSet(reader, options.evidence_pages) if reader is not None else None
+        return cls(options.evidence_pages, pages)
+
+    def name(self, item: Item) -> str | None:
+        from citeledger.evidence.publish import evidence_page_name, page_receipt
+
+        if self.pages is not None:
+            name: str | None = self.pages.add(item.judgement, key=item.found.ref.key)
+            return name
+        receipt = page_receipt(item.judgement)
+        return evidence_page_name(receipt, item.found.ref.key) if receipt is not None else None
+
+    def add(self, item: Item) -> str | None:
+        name = self.name(item)
+        return f"{self.href}/{quote(name, safe='._-~')}" if name else None
+
+    def write(self) -> None:
+        if self.pages is None:
+            return
+        try:
+            self.pages.write()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            if exc.filename and str(exc.filename) != str(self.pages.out_dir):
+                reason += f" ({exc.filename})"
+            raise CiteledgerError(
+                f"cannot write evidence pages to {self.pages.out_dir}: {reason}",
+                fix="set citeledger.evidence-pages to a folder you can write",
+            ) from exc
+
+
+def _audit_row(item: Item, pages: _EvidencePages | None, reader: Any) -> AuditRow:
+    from citeledger.report.audit import row_for  # it loads the evidence store: only for an audit
+
+    name = pages.name(item) if pages is not None else None
+    return row_for(
+        item.number, item.judgement, claim=item.found.ref.claim, evidence_page=name, reader=reader
+    )
+
+
+def _breakdown_warning(item: Item) -> str:
+    ref = item.found.ref
+    where = f"@{ref.key}" + (f", {ref.locator}" if ref.locator else "")
+    claim = ref.claim if len(ref.claim) <= 60 else ref.claim[:57].rstrip() + "…"
+    reason = item.judgement.reasons[0] if item.judgement.reasons else ""
+    text = f"citation {ref.occurrence} ({where}) {item.state.value}: {item.state.title}"
+    if claim:
+        text += f" — in “{claim}”"
+    if reason:
+        text += f" — {reason}"
+    return " ".join(text.split())
+
+
+def _unique(messages: list[str]) -> list[str]:
+    return list(dict.fromkeys(" ".join(m.split()) for m in messages if m.strip()))
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+    stderr: IO[str] | None = None,
+    judge_factory: JudgeFactory | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """Console script ``pandoc-citeledger``: pandoc passes the output format as argv[1]."""
+    args = sys.argv[1:] if argv is None else argv
+    err = stderr or sys.stderr
+    if args and args[0] in ("-h", "--help"):
+        err.write("usage: pandoc --filter pandoc-citeledger …  (reads pandoc JSON on stdin)\n")
+        return 0
+    fmt = args[0] if args else "html"
+    raw = (stdin or sys.stdin.buffer).read()
+    out = stdout or sys.stdout.buffer
+    if CITE_MARK not in raw and UNVERIFIED_MARK not in raw:
+        out.write(raw)
+        out.flush()
+        return 0
+    try:  # the whole job, in a thread whose stack fits any document pandoc reads
+        return run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ))
+    except CiteledgerError as exc:
+        err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
+        return 2
+
+
+def _filter(
+    raw: bytes,
+    fmt: str,
+    out: IO[bytes],
+    err: IO[str],
+    judge_factory: JudgeFactory | None,
+    environ: Mapping[str, str] | None,
+) -> int:
+    try:
+        doc = deep_loads(raw)
+    except ValueError as exc:
+        err.write(visible(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})") + "\n")
+        return 2
+    try:
+        result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
+    except CiteledgerError as exc:
+        err.write(visible(f"[ERROR] citeledger: {exc.one_line()}") + "\n")
+        return 2
+    except OSError as exc:  # the edge: a file the filter reads or writes, never a traceback
+        where = f" ({exc.filename})" if exc.filename else ""
+        err.write(visible(f"[ERROR] citeledger: {exc.strerror or exc}{where}") + "\n")
+        return 2
+    for warning in result.warnings:
+        err.write(visible(f"[WARNING] citeledger: {warning}") + "\n")
+    if result.changed:
+        # a pandoc AST is a tree: skipping the cycle check halves the time of writing it
+        text = json.dumps(
+            result.doc, ensure_ascii=False, check_circular=False, separators=(",", ":")
+        )
+        out.write(text.encode())
+    else:
+        out.write(raw)
+    out.flush()
+    for error in result.errors:
+        err.write(visible(f"[ERROR] citeledger: {error}") + "\n")
+    err.flush()
+    return result.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover - ``python -m citeledger.filter``
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""The shape every renderer shares: a wrapped Cite, an inline flag, a block callout.
+
+A processed Cite becomes ``Span.citeledger-cite [Cite, flag…]``: the Cite itself is kept whole
+(so ``--citeproc`` still formats it, and a citation group stays one group), the Span carries
+``citeledger-checked`` when every item is checked, ``data-citeledger-states`` lists the items'
+states and ``data-citeledger-selectors`` the quote selectors stripped from their suffixes
+(``0=q1 2=intro``), so that a second run judges the same citations: it removes all of this
+first (``render.previous``) and renders afresh, so nothing the filter made shields a Cite from
+the judge, and an unchanged judgement gives back the same output. Each breakdown
+item gets a flag after the Cite — ``Span#citeledger-cite-N.citeledger-flag.citeledger-<state>``
+— and a callout ``Div#citeledger-breakdown-N.citeledger-breakdown.citeledger-<state>``; the two
+link to each other where the format has internal links and the flag is not inside link text.
+A checked item is followed by its quiet links: ``evidence`` (its evidence page, HTML builds with
+``evidence-pages``) and ``source`` (the source itself at the passage: a text fragment or
+``#page=N``, for http(s) sources), never inside link text.
+
+The claim anchor ``#citeledger-claim-N`` is an empty Span before the Cite, or — when the writer
+marked the claim with ``[…]{.claim}`` — the id of that Span itself (``mark_claim``: the writer's
+classes are kept, and no ``citeledger-*`` class is added, so the words stay the writer's prose).
+
+A writer's ``[…]{.unverified}`` Span or ``::: unverified`` Div (``mark_unverified``) takes the
+class ``citeledger-unverified`` and a visible ``[unverified]`` word marker: after a Span's words,
+at the start of a Div. It carries no flag, callout, link or state: it is a declaration, not a
+failed check, and must never read as either a check or a breakdown.
+
+Subclasses change how these look, never what they say (that is ``words``). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from citeledger.build.citations import (
+    AUDIT_CLASS,
+    BREAKDOWN_CLASS,
+    CHECKED_CLASS,
+    EVIDENCE_CLASS,
+    FLAG_CLASS,
+    PROCESSED_CLASS,
+    SELECTORS_ATTRIBUTE,
+    SOURCE_CLASS,
+    STATES_ATTRIBUTE,
+    UNVERIFIED_LABEL_CLASS,
+)
+from citeledger.build.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
+from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_CLASS
+from citeledger.build.names import claim_id
+from citeledger.build.render import ast, words
+from citeledger.build.render.ast import Node
+from citeledger.build.render.words import Item
+
+if TYPE_CHECKING:
+    from citeledger.report.audit import AuditRow
+
+# ``citeledger.build.names`` owns the ids (claim, flag, audit row); ``citeledger.report.audit`` is imported
+# where it is used: it loads the evidence store, which a document without citations should not
+# pay for.
+
+
+def template_text(name: str) -> str:
+    """A file of ``templates/`` (the package ``citeledger.templates``)."""
+    return resources.files("citeledger.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+class Renderer:
+    family: ClassVar[str] = "plain"
+    links: ClassVar[bool] = False  # internal links (#id) work in this family
+    header_format: ClassVar[str | None] = None  # raw format of the header-includes block
+    header_template: ClassVar[str | None] = None  # file in templates/ to put there
+    header_marker: ClassVar[str] = "citeledger"  # text by which a second run finds it
+    top_level_callouts: ClassVar[bool] = False  # callouts only between top-level body blocks
+
+    def __init__(self, fmt: str, *, audit: bool = False) -> None:
+        self.fmt = fmt
+        self.audit_rows = audit  # flags then link to their audit rows (citeledger.audit ids)
+
+    # inline -------------------------------------------------------------------
+
+    def wrap(self, cite: Node, items: list[Item]) -> Node:
+        checked = all(not item.state.is_breakdown for item in items)
+        classes = [PROCESSED_CLASS, CHECKED_CLASS] if checked else [PROCESSED_CLASS]
+        states = " ".join(item.state.value for item in items)
+        selectors = " ".join(
+            f"{i}={sel}" for i, item in enumerate(items) if (sel := item.found.ref.selector)
+        )
+        inlines = [
+            a
+            for item in items
+            if item.found.claim_at is None and item.found.claim_span is None
+            for a in self.claim_anchor(item)
+        ]
+        inlines.append(cite)
+        for item in items:
+            if item.state.is_breakdown:
+                inlines += [ast.space(), self.flag(item)]
+                continue
+            if item.found.in_link:
+                continue  # no link may nest in link text
+            if item.evidence and self.links:
+                inlines.append(self.evidence_link(item))
+            if item.source and self.source_links:
+                inlines += self.source_link(item, after_evidence=bool(item.evidence and self.links))
+        kv = [(STATES_ATTRIBUTE, states)]
+        if selectors:
+            kv.append((SELECTORS_ATTRIBUTE, selectors))
+        return ast.span(ast.attr("", classes, kv), inlines)
+
+    def claim_anchor(self, item: Item) -> list[Node]:
+        """``#citeledger-claim-N``: where the audit row and the evidence page lead back to."""
+        if not self.links:
+            return []
+        return [ast.span(ast.attr(claim_id(item.number), [CLAIM_CLASS]), [])]
+
+    def mark_claim(self, span: Node, items: list[Item]) -> list[Node]:
+        """Put the claim anchor of ``items`` on the writer's ``[…]{.claim}`` Span.
+
+        The first citation's id becomes the Span's id (unless the writer gave it one); the others
+        get empty anchors, returned for the caller to put at the start of the Span's words.
+        """
+        if not self.links:
+            return []
+        ids = [claim_id(item.number) for item in sorted(items, key=lambda i: i.number)]
+        attr = span["c"][0]
+        if not attr[0]:
+            attr[0] = ids.pop(0)
+        return [ast.span(ast.attr(ident, [CLAIM_CLASS]), []) for ident in ids]
+
+    def flag_target(self, item: Item) -> str:
+        """A flag leads to the audit row when there is an audit, else to its callout."""
+        if not self.audit_rows:
+            return "#" + item.found.breakdown_anchor
+        from citeledger.report.audit import flag_link_target
+
+        return flag_link_target(item.number)
+
+    def evidence_link(self, item: Item) -> Node:
+        """A checked citation's way to what was retrieved: its evidence page."""
+        text = words.evidence_text(item).split(" ")
+        inlines = [
+            n for i, w in enumerate(text) for n in ([ast.space()] if i else []) + [ast.str_(w)]
+        ]
+        link = ast.link(inlines, item.evidence or "")
+        return ast.span(ast.attr("", [EVIDENCE_CLASS]), [link])
+
+    @property
+    def source_links(self) -> bool:
+        """Does a link to the source show in this format? (``plain`` drops every URL.)"""
+        return True
+
+    def source_link(self, item: Item, *, after_evidence: bool = False) -> list[Node]:
+        """A checked citation's way to the source itself, opened at the quoted passage.
+
+        Raised like a note mark, after a space when an evidence link stands before it.
+        """
+        link = ast.link([ast.str_(words.SOURCE_WORD)], item.source or "", words.SOURCE_TITLE)
+        out = [ast.space()] if after_evidence else []
+        return [*out, ast.span(ast.attr("", [SOURCE_CLASS]), [ast.superscript([link])])]
+
+    def mark_unverified(self, node: Node) -> None:
+        """Mark a writer's unverified Span or Div in place: a class and a visible word marker."""
+        node["c"][0][1].append(UNVERIFIED_CLASS)
+        content = node["c"][1]
+        if node["t"] == "Span":
+            content += self.unverified_after(spaced=bool(content))
+        elif content and content[0].get("t") in ("Para", "Plain"):
+            content[0]["c"][0:0] = [self.unverified_label(), ast.space()]
+        else:
+            content.insert(0, ast.para([self.unverified_label()]))
+
+    def unverified_after(self, *, spaced: bool) -> list[Node]:
+        """The marker at the end of a Span's words (``spaced``: after a space)."""
+        label = self.unverified_label()
+        return [ast.space(), label] if spaced else [label]
+
+    def unverified_label(self) -> Node:
+        inner = [ast.strong([ast.str_(words.unverified_text())])]
+        return ast.span(ast.attr("", [UNVERIFIED_LABEL_CLASS]), inner)
+
+    def flag(self, item: Item) -> Node:
+        classes = [FLAG_CLASS, f"citeledger-{item.state.value}"]
+        a = ast.attr(item.found.anchor, classes, self.flag_attributes(item))
+        return ast.span(a, self.flag_inlines(item))
+
+    def flag_attributes(self, item: Item) -> list[tuple[str, str]]:
+        return []
+
+    def flag_inlines(self, item: Item) -> list[Node]:
+        inner = [ast.strong([ast.str_(words.flag_text(item))])]
+        if self.links and not item.found.in_link:
+            return [ast.link(inner, self.flag_target(item))]
+        return inner
+
+    # blocks -------------------------------------------------------------------
+
+    def callout(self, item: Item) -> Node:
+        classes = [BREAKDOWN_CLASS, f"citeledger-{item.state.value}"]
+        a = ast.attr(item.found.breakdown_anchor, classes, self.callout_attributes(item))
+        return ast.div(a, self.callout_content(item))
+
+    def callout_attributes(self, item: Item) -> list[tuple[str, str]]:
+        return []
+
+    def callout_content(self, item: Item) -> list[Node]:
+        return words.callout_blocks(item, link_back=self.links)
+
+    def audit(self, rows: list[AuditRow], evidence_href: str | None) -> Node:
+        """The "Citation audit" section of ``citeledger.report.audit``, in a Div of its own."""
+        from citeledger.report.audit import audit_blocks
+
+        blocks = audit_blocks(rows, evidence_dir_href=evidence_href if self.links else None)
+        ast.inert(blocks)
+        if not self.links:  # typst refuses a link to a label that does not exist
+            _unlink_internal(blocks)
+        return ast.div(ast.attr("", [AUDIT_CLASS]), blocks)
+
+    # document -----------------------------------------------------------------
+
+    def header_blocks(self) -> list[Node]:
+        if self.header_format is None or self.header_template is None:
+            return []
+        text = self.header_text(template_text(self.header_template))
+        return [ast.raw_block(self.header_format, text)]
+
+    def header_text(self, template: str) -> str:
+        return template
+
+    def add_header(self, meta: dict[str, Any]) -> None:
+        """Append our header to ``header-includes``, keeping whatever the writer put there.
+
+        ``pandoc -H file`` replaces metadata header-includes wholesale, and a filter cannot see
+        it; the LaTeX renderer therefore guards every use of its definitions (see latex.py).
+        """
+        blocks = self.header_blocks()
+        if not blocks:
+            return
+        existing = meta.get("header-includes")
+        if existing is not None and _mentions(existing, self.header_marker):
+            return
+        entry = {"t": "MetaBlocks", "c": blocks}
+        if existing is None:
+            meta["header-includes"] = {"t": "MetaList", "c": [entry]}
+        elif existing.get("t") == "MetaList":
+            existing["c"].append(entry)
+        else:
+            meta["header-includes"] = {"t": "MetaList", "c": [existing, entry]}
+
+
+def _unlink_internal(node: Any) -> None:
+    """Each ``#id`` link in ``node`` becomes a Span of its words, in place.
+
+    A family without internal links (``links`` False) has no claim anchors for the audit's
+    "back to the claim" links to reach: typst stops on them (``label <…> does not exist``), and
+    elsewhere they lead nowhere. The number and words stay; only the dead link goes.
+    """
+    stack: list[Any] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list):
+            stack.extend(current)
+        elif isinstance(current, dict):
+            c: Any = current.get("c")
+            if current.get("t") == "Link" and str(c[2][0]).startswith("#"):
+                current["t"], current["c"] = "Span", [c[0], c[1]]
+            if c is not None:
+                stack.append(current["c"])
+
+
+def _mentions(node: Any, marker: str) -> bool:
+    """Does a metadata value hold a raw block or inline whose text contains ``marker``?"""
+    if isinstance(node, list):
+        return any(_mentions(x, marker) for x in node)
+    if isinstance(node, dict):
+        t: Any = node.get("t")
+        c: Any = node.get("c")
+        if t in ("RawBlock", "RawInline"):
+            return marker in c[1]
+        return _mentions(c, marker)
+    return False

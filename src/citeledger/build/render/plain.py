@@ -1,0 +1,29 @@
+"""Every other format (plain, typst, rst, org, asciidoc, jats, man, …): a visible fallback.
+
+The callout is a block quote inside the design's Div (writers that know Divs keep the classes and
+the id; the others drop them and keep the quote). Its title is bold; the ``plain`` writer drops
+bold, so there the title is in capitals. The ``plain`` writer also drops every URL, so a
+checked citation gets no ``source`` link there (it would be a word leading nowhere). Never prints.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from citeledger.build.render import ast, words
+from citeledger.build.render.ast import Node
+from citeledger.build.render.base import Renderer
+from citeledger.build.render.words import Item
+
+
+class PlainRenderer(Renderer):
+    family: ClassVar[str] = "plain"
+    links: ClassVar[bool] = False
+
+    def callout_content(self, item: Item) -> list[Node]:
+        blocks = words.callout_blocks(item, link_back=False, shout=self.fmt == "plain")
+        return [ast.block_quote(blocks)]
+
+    @property
+    def source_links(self) -> bool:
+        return self.fmt != "plain"

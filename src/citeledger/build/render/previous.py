@@ -1,0 +1,152 @@
+"""Undo what an earlier run of the filter added, so that every citation is judged afresh.
+
+Pandoc documents get filtered twice: a Quarto project runs filters again on its own output, a
+writer keeps ``-t json`` output and builds from it, a Markdown build is fed back in. Skipping
+what looks processed would let a stale or hand-written ``[[@key]]{.citeledger-cite}`` bypass
+the judge (no flag, no callout, ``strict`` passes). So the filter never skips: it removes its
+own earlier output here, then judges and renders the document as if it were new. A run whose
+judgements have not changed therefore writes back exactly what it read (idempotence by
+comparison, not by trust), and one whose judgements changed replaces the old flags and callouts.
+
+What is removed, wherever it stands (body, notes, tables, metadata):
+
+- ``Span.citeledger-cite`` wrappers: replaced by their content, minus the filter's inlines
+  (flags, evidence and source links, claim anchors, and the space before a flag or link); the
+  quote selectors the wrapper stored go back into each citation's suffix. A wrapper's other
+  attributes (a forged one may carry the writer's classes) stay on a plain Span;
+- empty ``#citeledger-claim-N`` anchors, and such an id on the writer's ``.claim`` Span;
+- callouts (``Div.citeledger-breakdown``, and the GitHub-alert block quotes of Markdown builds)
+  and the audit section (``Div.citeledger-audit``).
+
+Nothing that holds a ``Cite`` is ever dropped: a flag, callout or audit that contains one was not
+made by the filter, and its content stays (the Cite is judged like any other). Unverified
+markers are not undone (a marked marker is skipped by the walk), header-includes and
+``references`` are not duplicated (their writers check). Never judges, reads files or prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citeledger.build.citations import (
+    AUDIT_CLASS,
+    BREAKDOWN_CLASS,
+    CHECKED_CLASS,
+    CLAIM_ANCHOR_CLASS,
+    CLAIM_ANCHOR_PREFIX,
+    CLAIM_CLASS,
+    CROSSREF_PREFIXES,
+    EVIDENCE_CLASS,
+    FLAG_CLASS,
+    PROCESSED_CLASS,
+    SELECTORS_ATTRIBUTE,
+    SOURCE_CLASS,
+    STATES_ATTRIBUTE,
+    citation_items,
+    is_alert,
+    plain_text,
+    stored_selectors,
+)
+
+Json = Any
+
+_OUR_INLINES = frozenset({FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS})
+_SPACED = frozenset({FLAG_CLASS, SOURCE_CLASS})  # the renderer puts a space before these
+_OUR_BLOCKS = frozenset({BREAKDOWN_CLASS, AUDIT_CLASS})
+_OURS = _OUR_INLINES | _OUR_BLOCKS | {PROCESSED_CLASS, CHECKED_CLASS}
+_WRAPPER_KEYS = frozenset({STATES_ATTRIBUTE, SELECTORS_ATTRIBUTE})
+
+
+def strip_previous(doc: dict[str, Json], prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> None:
+    """Remove the filter's earlier output from ``doc``, in place (see the module docstring)."""
+    _Stripper(prefixes).value(doc.get("meta"))
+    _Stripper(prefixes).value(doc.get("blocks"))
+
+
+class _Stripper:
+    def __init__(self, prefixes: tuple[str, ...]) -> None:
+        self.prefixes = prefixes
+
+    def value(self, node: Json) -> None:
+        """Edit every list of elements under ``node``."""
+        if isinstance(node, list):
+            if any(isinstance(el, dict) and "t" in el for el in node):
+                node[:] = self.elements(node)
+            for child in node:
+                self.value(child)
+        elif isinstance(node, dict):
+            for child in node.values():
+                if isinstance(child, (list, dict)):
+                    self.value(child)
+
+    def elements(self, elements: list[Json]) -> list[Json]:
+        out: list[Json] = []
+        for el in elements:
+            if not isinstance(el, dict):
+                out.append(el)
+                continue
+            t = el.get("t")
+            if is_alert(el) and not _has_cite(el):
+                continue
+            if t == "Div" and _OUR_BLOCKS.intersection(el["c"][0][1]):
+                if _has_cite(el):  # not ours: the writer's blocks stay, judged like any other
+                    out.extend(_without_ours(el))
+                continue
+            if t == "Span":
+                classes = el["c"][0][1]
+                if PROCESSED_CLASS in classes:
+                    out.extend(self.unwrap(el))
+                    continue
+                if _OUR_INLINES.intersection(classes):
+                    if _has_cite(el):
+                        out.extend(_without_ours(el))
+                    elif _SPACED.intersection(classes) and out and out[-1].get("t") == "Space":
+                        out.pop()
+                    continue
+                if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
+                    el["c"][0][0] = ""
+            out.append(el)
+        return out
+
+    def unwrap(self, span: Json) -> list[Json]:
+        """A wrapper's content without the filter's inlines, its stored selectors restored."""
+        content = span["c"][1]
+        selectors = stored_selectors(span)
+        cites = [el for el in content if isinstance(el, dict) and el.get("t") == "Cite"]
+        if selectors and cites:
+            items = citation_items(cites[0], self.prefixes)
+            for index, selector in selectors.items():
+                if index < len(items):
+                    _restore_selector(items[index], selector)
+        span["c"][1] = self.elements(content)
+        return _without_ours(span)
+
+
+def _without_ours(node: Json) -> list[Json]:
+    """A Span's inlines or a Div's blocks, in a Span or Div of their own only if the writer
+    gave it attributes of theirs (a forged wrapper may carry the writer's classes)."""
+    (ident, classes, kvs), content = node["c"]
+    ident = "" if ident.startswith("citeledger-") else ident
+    kept_classes = [c for c in classes if c not in _OURS]
+    kept_kvs = [kv for kv in kvs if kv[0] not in _WRAPPER_KEYS]
+    if ident or kept_classes or kept_kvs:
+        return [{"t": node["t"], "c": [[ident, kept_classes, kept_kvs], content]}]
+    return list(content)
+
+
+def _restore_selector(item: Json, selector: str) -> None:
+    """Put ``quote:ID`` back at the end of a citation's suffix, where the writer may have it."""
+    suffix = item.get("citationSuffix") or []
+    if "quote:" in plain_text(suffix):
+        return
+    item["citationSuffix"] = [*suffix, {"t": "Space"}, {"t": "Str", "c": f"quote:{selector}"}]
+
+
+def _has_cite(node: Json) -> bool:
+    if isinstance(node, list):
+        return any(_has_cite(child) for child in node)
+    if isinstance(node, dict):
+        if node.get("t") == "Cite":
+            return True
+        return any(_has_cite(child) for child in node.values() if isinstance(child, (list, dict)))
+    return False

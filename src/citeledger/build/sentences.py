@@ -1,0 +1,342 @@
+"""The ONE sentence splitter: a block's inlines as characters, cut into sentences.
+
+A citation's claim (``citations``) and a prose sentence of the coverage measure (``coverage``)
+must be the same span of the same text, or the figure ``check`` reports and the claims a reader
+sees would be computed on different sentences. So both flatten a block here (``flatten``: each
+character with its kind and flags) and split it here (``split``).
+
+The rules: a sentence ends at ``.``, ``!``, ``?`` or ``…`` (with any closing quotes or brackets)
+followed by space and a word that does not start in lower case; not after known abbreviations
+(``e.g.``, ``et al.``, ``p.``, ``Fig.``, ``cf.``, …), single-letter initials (``J. R. R.``) or a
+full stop pandoc already joined to the next word with a non-breaking space; never inside a
+number (``3.5``), a citation or code. Citations and footnote markers directly after a full stop
+(``… claim. [@key] Next``) belong to the sentence before them, unless the next word is in lower
+case (``… topic. [@papers] gives …``: the citation opens it). A hard line break (and each line of
+a line block) ends a sentence.
+
+It must never do I/O and never change the inlines it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeledger.build.names import FILTER_WORDS, is_tool_output
+
+# abbreviations after which a full stop does not end a sentence (lower case, no final dot)
+_ABBREVIATION_WORDS = (
+    "e.g i.e al cf vs viz fig figs eq eqs sec secs sect ch chap p pp vol vols no nos ed eds "
+    "ref refs tab tbl thm def approx ca resp dr mr mrs ms prof st jr sr inc ltd ibid op cit "
+    "para paras art n nn ff f l ll c app appx est dept univ ex cp mss repr trans esp"
+)
+ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
+
+_TERMINAL = frozenset(".!?…‽")
+_CLOSERS = frozenset("\"'”’»)]}")
+NOTE_MARK = "\u2063"  # zero-width stand-in for a footnote marker; never shown
+
+# character kinds in a flattened block
+TEXT = "T"  # prose: counts, may end a sentence
+MUTED = "X"  # shown, not counted, never ends a sentence (citation text, code, tool spans)
+MATH = "M"  # shown, counts as one word
+BREAK = "B"  # hard line break: ends a sentence
+NOTE = "N"  # footnote marker
+
+_WRAPPERS = ("Emph", "Strong", "Underline", "Strikeout", "Superscript", "Subscript", "SmallCaps")
+
+
+@dataclass
+class Flat:
+    """One block's inline content as characters, each with a kind and flags.
+
+    ``prov``: the character carries provenance (a citation of a source, a note citing one, an
+    unverified marker); ``claim``: it is part of a claim's words (a citation's own text, and the
+    filter's words, are not); ``inserts``: text a claim reads where a citation stands (``@doe``
+    for an author-in-text citation); ``marks``: where each Cite and Note node (by ``id``) starts.
+    """
+
+    chars: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    prov: list[bool] = field(default_factory=list)
+    unv: list[bool] = field(default_factory=list)
+    claim: list[bool] = field(default_factory=list)
+    inserts: dict[int, str] = field(default_factory=dict)
+    marks: dict[int, int] = field(default_factory=dict)
+    notes: list[list[Any]] = field(default_factory=list)
+
+    def add(
+        self,
+        s: str,
+        kind: str,
+        prov: bool = False,
+        unverified: bool = False,
+        claim: bool = True,
+    ) -> None:
+        for ch in s:
+            self.chars.append(ch)
+            self.kinds.append(kind)
+            self.prov.append(prov or unverified)
+            self.unv.append(unverified)
+            self.claim.append(claim)
+
+
+@dataclass(frozen=True)
+class _In:
+    """Where the flattening is: what encloses the current inline."""
+
+    prefixes: tuple[str, ...]
+    is_source: Any  # (citation ids, prefixes) -> bool: does a Cite cite a source?
+    unverified: bool = False
+    in_link: bool = False
+    muted: bool = False
+    filters: bool = False  # inside the filter's words
+
+
+def flatten(
+    lines: Sequence[Sequence[Any]],
+    is_source: Any,
+    prefixes: tuple[str, ...],
+    unverified: bool = False,
+) -> Flat:
+    """The lines of a block (one for a paragraph, several for a line block) as one ``Flat``.
+
+    ``is_source(cite_items, prefixes)`` says whether a Cite cites a source rather than only
+    cross-references (``citations`` owns that rule).
+    """
+    flat = Flat()
+    where = _In(prefixes, is_source, unverified=unverified)
+    for n, line in enumerate(lines):
+        if n:
+            flat.add("\n", BREAK)
+        _inlines(line, flat, where)
+    return flat
+
+
+def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
+    kind = MUTED if at.muted else TEXT
+    words = not at.filters
+    unv = at.unverified
+    for node in inlines:
+        if not isinstance(node, Mapping):
+            continue
+        t = node.get("t")
+        c: Any = node.get("c")
+        if t == "Str":
+            flat.add(c, kind, unverified=unv, claim=words)
+        elif t in ("Space", "SoftBreak"):
+            flat.add(" ", kind, unverified=unv, claim=words)
+        elif t == "LineBreak":
+            flat.add("\n", BREAK)
+        elif t in _WRAPPERS:
+            _inlines(c, flat, at)
+        elif t == "Quoted":
+            double = c[0].get("t") == "DoubleQuote"
+            flat.add("“" if double else "‘", kind, unverified=unv, claim=words)
+            _inlines(c[1], flat, at)
+            flat.add("”" if double else "’", kind, unverified=unv, claim=words)
+        elif t == "Cite":
+            start = len(flat.chars)
+            flat.marks[id(node)] = start
+            items = c[0]
+            if words and items and (items[0].get("citationMode") or {}).get("t") == "AuthorInText":
+                flat.inserts[start] = flat.inserts.get(start, "") + "@" + items[0]["citationId"]
+            prov = not at.in_link and at.is_source(items, at.prefixes)
+            flat.add(raw_text(c[1]), MUTED, prov=prov, unverified=unv, claim=False)
+        elif t == "Code":
+            flat.add(c[1], MUTED, unverified=unv, claim=words)
+        elif t == "Math":
+            flat.add(c[1], MATH, unverified=unv, claim=words)
+        elif t == "Link":
+            _inlines(c[1], flat, _with(at, in_link=True))
+        elif t == "Span":
+            classes = c[0][1]
+            inner = _with(
+                at,
+                unverified=unv or "unverified" in classes,
+                muted=at.muted or is_tool_output(classes),
+                filters=at.filters or bool(FILTER_WORDS.intersection(classes)),
+            )
+            _inlines(c[1], flat, inner)
+        elif t == "Note":
+            flat.marks[id(node)] = len(flat.chars)
+            flat.notes.append(c)
+            prov = _has_cite(c, False, at)
+            flat.add(NOTE_MARK, NOTE, prov=prov, unverified=unv, claim=False)
+        # Image (alt text), RawInline: not prose
+
+
+def _with(at: _In, **changes: Any) -> _In:
+    from dataclasses import replace
+
+    return replace(at, **changes)
+
+
+def _has_cite(value: Any, in_link: bool, at: _In) -> bool:
+    """Does a footnote cite a source (outside link text)?"""
+    if isinstance(value, list):
+        return any(_has_cite(v, in_link, at) for v in value)
+    if isinstance(value, dict):
+        t = value.get("t")
+        if t == "Cite":
+            return not in_link and bool(at.is_source(value["c"][0], at.prefixes))
+        if t in ("Code", "CodeBlock", "RawInline", "RawBlock", "Header", "Table"):
+            return False
+        return _has_cite(value.get("c"), in_link or t == "Link", at)
+    return False
+
+
+def raw_text(inlines: Sequence[Any]) -> str:
+    """The text of ``inlines`` as pandoc's ``stringify`` reads it (citations by their text, images
+    by their alt, notes and raw code left out), spaces not yet folded."""
+    out: list[str] = []
+    _text(inlines, out)
+    return "".join(out)
+
+
+def _text(inlines: Sequence[Any], out: list[str]) -> None:
+    for el in inlines:
+        if not isinstance(el, Mapping):
+            continue
+        t = el.get("t")
+        c: Any = el.get("c")
+        if t == "Str":
+            out.append(c)
+        elif t in ("Space", "SoftBreak", "LineBreak"):
+            out.append(" ")
+        elif t in ("Code", "Math"):
+            out.append(c[1])
+        elif t in _WRAPPERS:
+            _text(c, out)
+        elif t == "Quoted":
+            single = c[0].get("t") == "SingleQuote"
+            out.append("‘" if single else "“")
+            _text(c[1], out)
+            out.append("’" if single else "”")
+        elif t in ("Span", "Link", "Image", "Cite"):
+            _text(c[1], out)
+        # RawInline, Note and unknown inlines carry no prose
+
+
+# --- splitting --------------------------------------------------------------------------------
+
+
+def split(flat: Flat) -> list[tuple[int, int]]:
+    """The sentences of ``flat`` as (start, end) character ranges, in order; never empty ones."""
+    chars, kinds = flat.chars, flat.kinds
+    n = len(chars)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    i = 0
+    while i < n:
+        if kinds[i] == BREAK:
+            if start < i:
+                spans.append((start, i))
+            start = i + 1
+            i += 1
+            continue
+        if kinds[i] == TEXT and chars[i] in _TERMINAL:
+            end = _sentence_end(flat, i)
+            if end is not None:
+                if start < end:
+                    spans.append((start, end))
+                start = end
+                i = end
+                continue
+        i += 1
+    if start < n:
+        spans.append((start, n))
+    return spans
+
+
+def span_at(spans: Sequence[tuple[int, int]], pos: int) -> tuple[int, int]:
+    """The sentence holding the character at ``pos`` (a Cite's or Note's mark)."""
+    chosen = spans[0] if spans else (0, 0)
+    for span in spans:
+        if span[0] <= pos:
+            chosen = span
+        else:
+            break
+    return chosen
+
+
+def claim_text(flat: Flat, lo: int, hi: int) -> str:
+    """The words of a sentence as a claim reads them: without citations and the filter's words."""
+    out: list[str] = []
+    for k in range(lo, hi):
+        insert = flat.inserts.get(k)
+        if insert:
+            out.append(insert)
+        if flat.kinds[k] == BREAK:
+            out.append(" ")
+        elif flat.claim[k]:
+            out.append(flat.chars[k])
+    insert = flat.inserts.get(hi) if hi == len(flat.chars) else None
+    if insert:
+        out.append(insert)
+    return "".join(out)
+
+
+def _sentence_end(flat: Flat, i: int) -> int | None:
+    """Where the next sentence starts if the terminal mark at ``i`` ends one, else None."""
+    chars, kinds = flat.chars, flat.kinds
+    n = len(chars)
+    j = i + 1
+    while j < n and kinds[j] == TEXT and (chars[j] in _TERMINAL or chars[j] in _CLOSERS):
+        j += 1
+    if j < n:
+        if chars[j] == "\u00a0" or chars[j] == "\u202f":
+            return None  # pandoc glued an abbreviation to its next word
+        if not (chars[j].isspace() or kinds[j] in (MUTED, NOTE, BREAK)):
+            return None  # inside a token: 3.5, e.g.x, example.com
+    if chars[i] == "." and _is_abbreviation(_word_before(flat, i)):
+        return None
+    # citations and note markers right after the full stop belong to this sentence
+    k = j
+    while k < n and (
+        chars[k].isspace() or kinds[k] in (MUTED, NOTE) or (kinds[k] == TEXT and chars[k] in ".,;:")
+    ):
+        if kinds[k] == BREAK:
+            break
+        k += 1
+    if k < n and kinds[k] == TEXT and chars[k].islower():
+        if any(kinds[m] in (MUTED, NOTE) for m in range(j, k)):
+            return j  # "… techniques. [@papers] gives …": the citation opens the next one
+        return None  # "… et al. found", "… 3 p.m. on"
+    while k > j and chars[k - 1].isspace():
+        k -= 1  # leave the space to the next sentence; only markers attach
+    return k
+
+
+def _word_before(flat: Flat, i: int) -> str:
+    chars, kinds = flat.chars, flat.kinds
+    j = i
+    while j > 0 and kinds[j - 1] == TEXT and not chars[j - 1].isspace():
+        j -= 1
+    return "".join(chars[j:i]).lstrip("([{\"'“‘")
+
+
+def _is_abbreviation(word: str) -> bool:
+    if not word:
+        return False
+    w = word.lower()
+    if w in ABBREVIATIONS:
+        return True
+    if len(word) == 1 and word.isalpha():
+        return True  # an initial: J. R. R. Tolkien
+    parts = w.split(".")
+    return len(parts) > 1 and all(p.isalpha() and len(p) <= 2 for p in parts)  # U.S, e.g, ph.d
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of a plain string (start, end), leading spaces left out, by ``split``."""
+    flat = Flat()
+    flat.add(text, TEXT)
+    spans = []
+    for lo, hi in split(flat):
+        while lo < hi and text[lo].isspace():
+            lo += 1
+        if lo < hi:
+            spans.append((lo, hi))
+    return spans or [(0, len(text))]

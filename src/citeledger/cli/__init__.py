@@ -1,0 +1,252 @@
+"""The ``citeledger`` command line: one verb per command, each doing one thing.
+
+This is the only place (with ``filter.main``) that turns exceptions into one-line messages and
+exit codes: 0 success, 1 a breakdown or a failed threshold, 2 bad input, 130 interrupted.
+Nothing imports this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from citeledger import __version__
+from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
+
+_OUTSIDE = "allow a ledger's evidence_dir or a document's ledger outside the project"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="citeledger",
+        description="Every citation a promise a reader can check.",
+    )
+    p.add_argument("--version", action="version", version=f"citeledger {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    v = sub.add_parser("verify", help="retrieve each source and find its quotes (the check)")
+    v.add_argument("--ledger", default="citeledger.yaml")
+    v.add_argument("--only", nargs="+", metavar="KEY", default=())
+    v.add_argument("--dry-run", action="store_true", help="state the plan, send nothing")
+    v.add_argument("--yes", action="store_true", help="do not ask before sending")
+    v.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="allow loopback, private and link-local addresses",
+    )
+    v.add_argument("--config", help="retrieval settings (YAML): base URLs, mailto, limits")
+    v.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
+
+    r = sub.add_parser("recheck", help="re-retrieve and classify: unchanged/moved/changed/gone")
+    r.add_argument("--ledger", default="citeledger.yaml")
+    r.add_argument("--only", nargs="+", metavar="KEY", default=())
+    r.add_argument("--dry-run", action="store_true")
+    r.add_argument("--yes", action="store_true")
+    r.add_argument("--allow-private", action="store_true")
+    r.add_argument("--config")
+    r.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
+
+    c = sub.add_parser("check", help="judge a document's citations offline (what the filter does)")
+    c.add_argument("docs", nargs="+", metavar="DOC")
+    c.add_argument("--ledger", help="default: the document's citeledger.ledger, else beside it")
+    c.add_argument("--json", dest="json_out", metavar="FILE", help="write the report ('-': stdout)")
+    c.add_argument("--warn-only", action="store_true", help="exit 0 even with breakdowns")
+    c.add_argument(
+        "--min-coverage",
+        type=float,
+        metavar="RATIO",
+        help="fail when the share of prose sentences with provenance is lower",
+    )
+    c.add_argument("--audience", help="the build's audience (default: public)")
+    c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
+    c.add_argument("--quiet", action="store_true", help="only the summary line")
+    c.add_argument(
+        "--trusted-key",
+        action="append",
+        default=[],
+        metavar="ed25519:…",
+        help="a public key whose signed receipts this build trusts (repeatable)",
+    )
+    c.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="a receipt not signed by a trusted key is not checked",
+    )
+    c.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
+
+    loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
+    loc.add_argument("source", nargs="?")
+    loc.add_argument("quote", nargs="?")
+    loc.add_argument("--batch", metavar="CASES.jsonl")
+    loc.add_argument("--out", metavar="FILE", help="batch output (default stdout)")
+    loc.add_argument("--score", action="store_true", help="batch: score against expect_found")
+
+    w = sub.add_parser("withdraw", help="record a withdrawal (nothing is deleted)")
+    w.add_argument("key")
+    w.add_argument("--reason", required=True)
+    w.add_argument("--source-says", help="what the source actually says")
+    w.add_argument("--date", help="default: today (UTC)")
+    w.add_argument("--ledger", default="citeledger.yaml")
+
+    d = sub.add_parser("dispute", help="record that the source does not support the claim")
+    d.add_argument("key")
+    d.add_argument("--reason", required=True)
+    d.add_argument("--source-says")
+    d.add_argument("--date")
+    d.add_argument("--ledger", default="citeledger.yaml")
+
+    a = sub.add_parser("add", help="add a source to the ledger")
+    a.add_argument("key")
+    ident = a.add_mutually_exclusive_group(required=True)
+    for kind in ("url", "doi", "arxiv", "isbn", "file"):
+        ident.add_argument(f"--{kind}")
+    a.add_argument("--title")
+    a.add_argument("--quote", action="append", default=[], help="a passage (repeatable)")
+    a.add_argument("--locator", help="locator of the (first) quote, e.g. 'p. 14'")
+    a.add_argument("--ledger", default="citeledger.yaml")
+
+    i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
+    i.add_argument("bibliography")
+    i.add_argument("--ledger", default="citeledger.yaml")
+
+    k = sub.add_parser("key", help="the signing key verify signs receipts with")
+    ksub = k.add_subparsers(dest="key_command", required=True, metavar="ACTION")
+    ki = ksub.add_parser("init", help="create a key outside the project; print its public name")
+    ki.add_argument("--path", help="default: $XDG_CONFIG_HOME/citeledger/signing-key.pem")
+    ki.add_argument("--force", action="store_true", help="replace an existing key")
+    ks = ksub.add_parser("show", help="print the public name of the signing key")
+    ks.add_argument("--path")
+
+    e = sub.add_parser("evidence", help="write one read-only evidence page per receipt")
+    e.add_argument("--ledger", default="citeledger.yaml")
+    e.add_argument("--out", default="evidence", help="folder for the pages")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except CiteledgerError as exc:
+        print(visible(f"citeledger: error: {exc.one_line()}"), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("citeledger: interrupted; every finished receipt was kept", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except OSError as exc:  # a path that cannot be read or written: a full disk, a read-only folder
+        from citeledger.atomic import failure_fix
+
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(
+            visible(f"citeledger: error: {where}{exc.strerror or exc} — {failure_fix(exc)}"),
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    cmd = args.command
+    if cmd in ("verify", "recheck"):
+        from citeledger.verify.recheck import run_recheck
+        from citeledger.verify.run import run_verify
+
+        runner = run_verify if cmd == "verify" else run_recheck
+        return runner(
+            args.ledger,
+            only=tuple(args.only),
+            dry_run=args.dry_run,
+            assume_yes=args.yes,
+            allow_private=args.allow_private,
+            config_path=args.config,
+            allow_outside=args.allow_outside,
+        )
+    if cmd == "check":
+        from citeledger.evidence.signing import parse_keys
+        from citeledger.report.check import run_check
+
+        return run_check(
+            args.docs,
+            ledger=args.ledger,
+            json_out=args.json_out,
+            warn_only=args.warn_only,
+            min_coverage=args.min_coverage,
+            audience=args.audience,
+            from_format=args.from_format,
+            quiet=args.quiet,
+            trusted_keys=parse_keys(args.trusted_key),
+            require_signature=args.require_signature,
+            allow_outside=args.allow_outside,
+        )
+    if cmd == "locate":
+        from citeledger.cli.locate import main as locate_main
+
+        return int(locate_main(args))
+    if cmd in ("withdraw", "dispute"):
+        from citeledger.ledger.record import record_withdrawal
+
+        return record_withdrawal(
+            args.ledger,
+            args.key,
+            kind=cmd,
+            reason=args.reason,
+            source_says=args.source_says,
+            date=args.date,
+        )
+    if cmd == "add":
+        from citeledger.ledger.record import add_source
+
+        ident = next(
+            (k, getattr(args, k))
+            for k in ("url", "doi", "arxiv", "isbn", "file")
+            if getattr(args, k)
+        )
+        return add_source(
+            args.ledger,
+            args.key,
+            ident,
+            title=args.title,
+            quotes=args.quote,
+            locator=args.locator,
+        )
+    if cmd == "import":
+        from citeledger.ledger.record import import_bibliography
+
+        return import_bibliography(args.ledger, args.bibliography)
+    if cmd == "key":
+        return _key(args)
+    if cmd == "evidence":
+        from citeledger.evidence.publish import write_evidence_pages
+
+        return write_evidence_pages(args.ledger, args.out)
+    raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
+
+
+def _key(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from citeledger.evidence import signing
+
+    path = Path(args.path) if args.path else None
+    if args.key_command == "init":
+        public = signing.init_key(path, force=args.force)
+        where = path or signing.default_key_path()
+        print(f"citeledger: signing key written to {where} (keep it out of the project)")
+        print("citeledger: trust it in a ledger with `trusted_keys: [<the line below>]`:")
+    else:
+        signer = signing.load_signer(path)
+        if signer is None:
+            raise CiteledgerError(
+                f"no signing key at {signing.default_key_path()}",
+                fix="create one with `citeledger key init`",
+            )
+        public = signer.public
+    print(public)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

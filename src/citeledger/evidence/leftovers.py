@@ -1,0 +1,96 @@
+"""What a killed ``verify`` leaves behind, and the next run's clean-up of it.
+
+A retrieval's evidence is stored before its receipts reach the ledger; a run killed between
+the two leaves an evidence file no receipt names. Before storing, the run notes the body's
+digest and the time in ``pending.jsonl`` in the evidence folder, and removes the note once the
+receipts are written. The next run, holding the same run lock (so nothing else writes that
+folder meanwhile), removes each noted digest's evidence files made at or after the note that
+no receipt of the noted ledger names. Older files, and files a receipt names, are never
+touched: another ledger may share the folder.
+
+This module must never remove a file a receipt names, or one older than its note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from contextlib import suppress
+from pathlib import Path
+
+from citeledger.atomic import atomic_write
+
+__all__ = ["PENDING", "clean_leftovers", "forget", "note"]
+
+PENDING = "pending.jsonl"
+
+
+def _entries(folder: Path) -> list[dict[str, object]]:
+    try:
+        lines = (folder / PENDING).read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    out = []
+    for line in lines:
+        with suppress(ValueError):
+            entry = json.loads(line)
+            if isinstance(entry, dict):
+                out.append(entry)
+    return out
+
+
+def _save(folder: Path, entries: list[dict[str, object]]) -> None:
+    if not entries:
+        with suppress(FileNotFoundError):
+            (folder / PENDING).unlink()
+        return
+    text = "".join(json.dumps(e, sort_keys=True) + "\n" for e in entries)
+    atomic_write(folder / PENDING, text.encode("utf-8"))
+
+
+def note(folder: Path, ledger: str, body: bytes) -> str:
+    """Record, before storing ``body``'s evidence, that its receipts are not written yet."""
+    digest = hashlib.sha256(body).hexdigest()
+    entry = {"ledger": os.path.abspath(ledger), "body_sha256": digest, "since": time.time()}
+    _save(folder, [*_entries(folder), entry])
+    return digest
+
+
+def forget(folder: Path, digest: str) -> None:
+    """The receipts for ``digest`` are in the ledger: its note goes."""
+    entries = _entries(folder)
+    kept = [e for e in entries if e.get("body_sha256") != digest]
+    if len(kept) != len(entries):
+        _save(folder, kept)
+
+
+def clean_leftovers(folder: Path) -> list[Path]:
+    """Remove the evidence files of an earlier, killed run that no receipt names (see above)."""
+    from citeledger.errors import CiteledgerError
+    from citeledger.ledger.store import load_ledger
+
+    removed: list[Path] = []
+    for entry in _entries(folder):
+        digest, since, ledger = entry.get("body_sha256"), entry.get("since"), entry.get("ledger")
+        if not (isinstance(digest, str) and isinstance(since, float) and isinstance(ledger, str)):
+            continue
+        try:
+            named = {
+                os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
+                for led in (load_ledger(ledger),)
+                for source in led.sources.values()
+                for quote in source.quotes
+                for r in quote.receipts
+                if r.evidence
+            }
+        except CiteledgerError:
+            continue  # the ledger cannot be read now: keep the note and the files
+        for path in (folder / digest[:2]).glob(f"{digest}*.warc.gz"):
+            with suppress(OSError):
+                if path.stat().st_mtime >= since - 0.05 and os.path.normpath(path) not in named:
+                    path.unlink()
+                    removed.append(path)
+        forget(folder, digest)
+    return removed

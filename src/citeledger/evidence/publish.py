@@ -1,0 +1,395 @@
+"""Writing the evidence pages of a build or a ledger: one read-only page per receipt, and an index.
+
+``evidence_page`` renders one page; this module decides which receipt a page shows, reads its
+evidence through the build's ``EvidenceReader``, checks that the stored record is the one the
+receipt names (rule 16: one retrieval identity — body digest, file name, target address), and
+writes the file atomically under a name derived from the receipt, so a rebuild rewrites the
+same pages with the same bytes. ``write_evidence_pages`` is the ``citeledger evidence`` command:
+every quote of every source, judged, each with its page, and ``index.html`` listing them.
+
+What it must never do: repair a bundle (a missing or mismatched member is passed to the page as a
+problem and the page says FAILED; nothing is re-read from another retrieval), write outside the
+folder it is given, link anywhere but relatively, leak a restricted source (no page, no key in a
+file name, only a count in the index), or change any state — looking is not verifying. It never
+touches the network. Only ``write_evidence_pages`` prints (its one summary line, as the command).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote as _quote
+
+from citeledger import __version__
+from citeledger.atomic import atomic_write
+from citeledger.evidence.page import (
+    CSP,
+    bundle_problems,
+    evidence_page_name,
+    render_evidence_page,
+    stylesheet,
+)
+from citeledger.evidence.store import EvidenceReader
+from citeledger.inert import visible
+from citeledger.judge import Judge, evidence_problem
+from citeledger.model import CitationRef, Judgement, Receipt, State
+
+INDEX_NAME = "index.html"
+QUOTE_CHARS = 200  # writer's quote shown in the index, at most
+_INDEX_CSS = (
+    "table.citeledger-evidence-index-table { border-collapse: collapse; width: 100%; }\n"
+    ".citeledger-evidence-index-table th, .citeledger-evidence-index-table td "
+    "{ border-bottom: 1px solid var(--rule); padding: 0.4rem; text-align: left; "
+    "vertical-align: top; }\n"
+)
+
+
+# --- one page ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    name: str
+    html: str
+    failed: bool  # the page says FAILED: a breakdown, or a bundle that does not hold together
+    problems: tuple[str, ...]
+
+
+def page_receipt(judgement: Judgement) -> Receipt | None:
+    """The receipt a page shows: the judged one, else the latest of the judged quote.
+
+    Withdrawn and disputed judgements carry no receipt (the record decides them), yet the
+    retrieval that was made is part of what a reader should be able to inspect.
+    """
+    if judgement.state is State.RESTRICTED:
+        return None
+    if judgement.receipt is not None:
+        return judgement.receipt
+    return judgement.quote.latest if judgement.quote is not None else None
+
+
+def evidence_problems(receipt: Receipt, reader: EvidenceReader) -> tuple[str | None, list[str]]:
+    """The stored text for ``receipt`` and what does not match between the two.
+
+    ``render_evidence_page`` rechecks the text digest and the span itself; this adds what only
+    the evidence file can tell: it is missing or unreadable, or it records another body or
+    another address than the receipt does.
+    """
+    if not receipt.evidence:
+        if receipt.outcome == "found":
+            return None, ["the receipt says the quote was found but names no evidence record"]
+        return None, []
+    ev = reader.load(receipt.evidence)
+    problem = evidence_problem(receipt, ev)  # the judgement's own rule, not a second one
+    problems = [problem[1]] if problem is not None else []
+    return ev.text, problems
+
+
+def render_page(
+    judgement: Judgement,
+    reader: EvidenceReader,
+    *,
+    key: str,
+    back_links: Sequence[tuple[str, str]] = (),
+) -> RenderedPage | None:
+    """The page of the judgement's receipt, not yet written; None when there is no receipt.
+
+    No receipt means nothing was retrieved, so there is no evidence identity to name a page by:
+    the citation's callout and audit row say why in place instead ("never verified"). A
+    restricted judgement never gets a page, whoever the caller is.
+    """
+    receipt = page_receipt(judgement)
+    if receipt is None:
+        return None
+    if judgement.receipt is not receipt:
+        judgement = dataclasses.replace(judgement, receipt=receipt)
+    text, problems = evidence_problems(receipt, reader)
+    source = judgement.source
+    source_url = receipt.url
+    if source_url is None and source is not None and source.identifier.kind == "url":
+        source_url = source.identifier.value
+    page = render_evidence_page(
+        judgement,
+        text=text,
+        problems=problems,
+        source_url=source_url,
+        back_links=back_links,
+    )
+    # the same rule the page applies to its banner: a breakdown, or any member out of place
+    failed = judgement.is_breakdown or bool(problems) or bool(bundle_problems(receipt, text))
+    return RenderedPage(evidence_page_name(receipt, key), page, failed, tuple(problems))
+
+
+def write_evidence_page(
+    judgement: Judgement,
+    reader: EvidenceReader,
+    out_dir: Path,
+    *,
+    key: str,
+    back_links: Sequence[tuple[str, str]] = (),
+) -> str | None:
+    """Write the page of the judgement's receipt into ``out_dir``; return its file name.
+
+    None when there is no receipt (never verified) or the source is restricted. The name is a
+    function of the receipt and key only, and an unchanged page is not rewritten, so building
+    twice leaves the folder byte-identical.
+    """
+    page = render_page(judgement, reader, key=key, back_links=back_links)
+    if page is None:
+        return None
+    write_if_changed(Path(out_dir) / page.name, page.html)
+    return page.name
+
+
+def back_links_for(occurrence: int, document_href: str) -> list[tuple[str, str]]:
+    """The relative links from an evidence page back to its claim and its audit row."""
+    return [
+        (f"{document_href}#citeledger-claim-{occurrence}", f"Back to claim {occurrence}"),
+        (f"{document_href}#citeledger-audit-{occurrence}", f"Audit row {occurrence}"),
+    ]
+
+
+class EvidencePageSet:
+    """The evidence pages of one build, written once each at the end.
+
+    Two citations of one quote share one receipt and so one page; collecting first lets that
+    page carry the back links of every citation that opens it, instead of the last one writing
+    over the others.
+    """
+
+    def __init__(self, reader: EvidenceReader, out_dir: str | os.PathLike[str]) -> None:
+        self.reader = reader
+        self.out_dir = Path(out_dir)
+        self._pages: dict[str, tuple[Judgement, str, list[tuple[str, str]]]] = {}
+
+    def add(
+        self, judgement: Judgement, *, key: str, back_links: Sequence[tuple[str, str]] = ()
+    ) -> str | None:
+        """The file name the judgement's page will have (None: no page), remembering it."""
+        receipt = page_receipt(judgement)
+        if receipt is None:
+            return None
+        name = evidence_page_name(receipt, key)
+        entry = self._pages.setdefault(name, (judgement, key, []))
+        for link in back_links:
+            if link not in entry[2]:
+                entry[2].append(link)
+        return name
+
+    def write(self) -> list[str]:
+        """Write every page collected; returns their names in the order first added."""
+        written: list[str] = []
+        for judgement, key, links in self._pages.values():
+            name = write_evidence_page(
+                judgement, self.reader, self.out_dir, key=key, back_links=links
+            )
+            if name is not None:
+                written.append(name)
+        return written
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def write_if_changed(target: Path, text: str) -> bool:
+    """Atomically replace ``target`` with ``text`` unless it already holds exactly that."""
+    data = text.encode("utf-8")
+    try:
+        if target.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    # pages are published beside the document: readable by the web server
+    atomic_write(target, data, mode=0o644)
+    return True
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    key: str
+    quote_number: int  # from 1, as the writer counts them in the ledger
+    quote_id: str | None
+    locator: str | None
+    quote: str
+    state: State
+    page: str | None = None
+    failed: bool = True
+    retrieved_at: str | None = None
+    note: str = ""  # why there is no page, or the page's verdict
+
+
+@dataclass
+class EvidencePages:
+    """What ``build_evidence_pages`` did, for the summary line and for tests."""
+
+    out_dir: Path
+    entries: list[IndexEntry] = field(default_factory=list)
+    restricted_sources: int = 0
+    written: int = 0  # files whose bytes changed
+
+    @property
+    def pages(self) -> list[str]:
+        return [e.page for e in self.entries if e.page]
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for e in self.entries if e.page and e.failed)
+
+    @property
+    def without_receipt(self) -> int:
+        return sum(1 for e in self.entries if e.page is None)
+
+
+def build_evidence_pages(
+    ledger_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    audience: str | None = None,
+) -> EvidencePages:
+    """Judge every quote of every source, write its page and the index; print nothing."""
+    from citeledger.ledger.store import load_ledger
+
+    ledger = load_ledger(ledger_path)
+    reader = EvidenceReader(ledger.evidence_dir)
+    judge = Judge(ledger, audience=audience, reader=reader)
+    result = EvidencePages(Path(out))
+    result.out_dir.mkdir(parents=True, exist_ok=True)
+    for key, source in ledger.sources.items():
+        first = judge.judge(CitationRef(key))
+        if first.state is State.RESTRICTED:
+            result.restricted_sources += 1
+            continue
+        if not source.quotes:
+            note = "no quote is recorded, so there is nothing to check"
+            result.entries.append(IndexEntry(key, 0, None, None, "", first.state, note=note))
+            continue
+        for number, quote in enumerate(source.quotes, start=1):
+            j = judge.judge(CitationRef(key, locator=quote.locator), quote=quote)
+            if j.quote is None:
+                j = dataclasses.replace(j, quote=quote)
+            entry = IndexEntry(key, number, quote.id, quote.locator, quote.text, j.state)
+            page = render_page(j, reader, key=key)
+            if page is None:
+                note = "never verified: no retrieval, so no evidence to show"
+                entry = dataclasses.replace(entry, note=note)
+            else:
+                if write_if_changed(result.out_dir / page.name, page.html):
+                    result.written += 1
+                receipt = page_receipt(j)
+                entry = dataclasses.replace(
+                    entry,
+                    page=page.name,
+                    failed=page.failed,
+                    retrieved_at=receipt.retrieved_at if receipt else None,
+                    note="FAILED" if page.failed else "checked",
+                )
+            result.entries.append(entry)
+    index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
+    if write_if_changed(result.out_dir / INDEX_NAME, index):
+        result.written += 1
+    return result
+
+
+def write_evidence_pages(ledger_path: str, out: str, *, audience: str | None = None) -> int:
+    """``citeledger evidence --ledger L --out DIR``: write the pages, print one summary line."""
+    result = build_evidence_pages(ledger_path, out, audience=audience)
+    parts = [f"{result.failed} failed"]
+    if result.without_receipt:
+        parts.append(f"{result.without_receipt} quotes never verified")
+    if result.restricted_sources:
+        parts.append(f"{result.restricted_sources} restricted sources not shown")
+    print(
+        visible(
+            f"citeledger: {len(result.pages)} evidence pages in {result.out_dir} "
+            f"({', '.join(parts)}; {result.written} files changed); open "
+            f"{result.out_dir / INDEX_NAME}"
+        )
+    )
+    return 0
+
+
+def render_index(result: EvidencePages, *, ledger_name: str) -> str:
+    """The read-only index of the pages: relative links only, nothing loaded or run."""
+
+    def e(value: object) -> str:
+        return html.escape(str(value), quote=True)
+
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{e(CSP)}">',
+        '<meta name="referrer" content="no-referrer">',
+        '<meta name="robots" content="noindex, nofollow">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{e(f'Evidence pages of {ledger_name}')}</title>",
+        f"<style>\n{stylesheet()}{_INDEX_CSS}</style>",
+        "</head>",
+        '<body class="citeledger-evidence citeledger-evidence-index">',
+        "<header>",
+        f"<h1>Evidence pages of <code>{e(ledger_name)}</code></h1>",
+        "</header>",
+        "<main>",
+    ]
+    n_pages = len(result.pages)
+    out.append(
+        f"<p>{n_pages} evidence {'page' if n_pages == 1 else 'pages'}, one per retrieval "
+        f"receipt; {result.failed} failed. A page shows what was retrieved; opening one does "
+        "not check anything.</p>"
+    )
+    if result.entries:
+        out.append('<table class="citeledger-evidence-index-table">')
+        out.append(
+            "<thead><tr><th>Source</th><th>Quote</th><th>State</th><th>Retrieved (UTC)</th>"
+            "<th>Evidence</th></tr></thead>"
+        )
+        out.append("<tbody>")
+        for entry in result.entries:
+            quote = " ".join(entry.quote.split())
+            if len(quote) > QUOTE_CHARS:
+                quote = quote[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+            label = []
+            if entry.quote_number:
+                label.append(f"quote {entry.quote_number}")
+            if entry.quote_id:
+                label.append(f"id {entry.quote_id}")
+            if entry.locator:
+                label.append(entry.locator)
+            if entry.page:
+                verdict = "FAILED: " if entry.failed else ""
+                cell = f'{e(verdict)}<a href="{e(_quote(entry.page, safe="._-~"))}">evidence</a>'
+            else:
+                cell = f'<span class="citeledger-evidence-unavailable">{e(entry.note)}</span>'
+            out.append(
+                f'<tr class="citeledger-{e(entry.state.value)}">'
+                f"<td><code>@{e(entry.key)}</code></td>"
+                f"<td>{e(', '.join(label))}<br>{e(quote)}</td>"
+                f"<td>{e(entry.state.value)}</td>"
+                f"<td>{e(entry.retrieved_at or '')}</td>"
+                f"<td>{cell}</td></tr>"
+            )
+        out.append("</tbody></table>")
+    if result.restricted_sources:
+        n = result.restricted_sources
+        out.append(
+            f"<p>{n} {'source is' if n == 1 else 'sources are'} restricted to another audience "
+            "and not listed.</p>"
+        )
+    out += [
+        "</main>",
+        '<footer><p class="citeledger-evidence-note">',
+        f"Written by citeledger {e(__version__)}. Read-only: nothing here navigates out, "
+        "submits or loads anything.",
+        "</p></footer>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,203 @@
+"""Writer-facing ledger edits: add, import, withdraw, dispute.
+
+Each is an addition to the record, never a deletion: a withdrawal keeps the source, its quotes
+and their receipts, so the claim it once supported can still reach it. All writes go through
+``ledger.edit_ledger`` (locked, atomic, comment-preserving).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
+from citeledger.inputs import read_text
+from citeledger.ledger import store as ledger_mod
+
+_CSL_KEEP = (
+    "type",
+    "title",
+    "author",
+    "editor",
+    "issued",
+    "container-title",
+    "publisher",
+    "publisher-place",
+    "page",
+    "volume",
+    "issue",
+    "edition",
+    "number",
+    "genre",
+    "language",
+    "collection-title",
+    "ISSN",
+    "note",
+)
+
+
+def today() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+
+
+def record_withdrawal(
+    ledger_path: str,
+    key: str,
+    *,
+    kind: str,
+    reason: str,
+    source_says: str | None = None,
+    date: str | None = None,
+) -> int:
+    setter = ledger_mod.set_withdrawn if kind == "withdraw" else ledger_mod.set_disputed
+    setter(ledger_path, key, date or today(), reason, source_says)
+    word = "withdrawn" if kind == "withdraw" else "disputed"
+    print(f"citeledger: @{key} recorded as {word} in {ledger_path}; nothing was removed")
+    return 0
+
+
+def add_source(
+    ledger_path: str,
+    key: str,
+    identifier: tuple[str, str],
+    *,
+    title: str | None = None,
+    quotes: Sequence[str] = (),
+    locator: str | None = None,
+) -> int:
+    fields: dict[str, Any] = {identifier[0]: identifier[1]}
+    if title:
+        fields["title"] = title
+    if quotes:
+        qs: list[dict[str, Any]] = [{"text": q} for q in quotes]
+        if locator:
+            qs[0]["locator"] = locator
+        fields["quotes"] = qs
+    ledger_mod.add_source(ledger_path, key, fields, create=True)
+    print(f"citeledger: added @{key} to {ledger_path}; run `citeledger verify` to check it")
+    return 0
+
+
+def csl_to_source(item: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """One CSL-JSON item → ledger fields, or why it cannot enter (no resolvable identifier)."""
+    fields: dict[str, Any] = {}
+    doi = item.get("DOI")
+    arxiv = _arxiv_of(item)
+    isbn = item.get("ISBN")
+    url = item.get("URL")
+    if doi:
+        fields["doi"] = re.sub(
+            r"^(https?://(dx\.)?doi\.org/|doi:)", "", str(doi).strip(), flags=re.I
+        )
+    elif arxiv:
+        fields["arxiv"] = arxiv
+    elif isbn:
+        fields["isbn"] = str(isbn).split()[0]
+    elif url:
+        fields["url"] = str(url)
+    else:
+        return None, "no DOI, arXiv id, ISBN or URL (rule 1: a citation needs one)"
+    for name in _CSL_KEEP:
+        if name in item and item[name] not in (None, "", []):
+            fields[name] = item[name]
+    return fields, None
+
+
+def _arxiv_of(item: Mapping[str, Any]) -> str | None:
+    for name in ("arxiv", "eprint"):
+        v = item.get(name)
+        if v:
+            return str(v)
+    url = str(item.get("URL") or "")
+    m = re.search(r"arxiv\.org/(?:abs|pdf)/([\w.\-/]+?)(?:\.pdf)?$", url)
+    return m.group(1) if m else None
+
+
+def _has_no_entry(path: Path) -> bool:
+    """Whether a .bib file holds no ``@type{`` at all (pandoc reads anything as zero entries)."""
+    return re.search(r"@\s*\w+\s*[{(]", path.read_text("utf-8", "replace")) is None
+
+
+def import_bibliography(ledger_path: str, bibliography: str) -> int:
+    """BibTeX/BibLaTeX/CSL-JSON → ledger sources, via pandoc's own bibliography reader."""
+    path = Path(bibliography)
+    fix = "give a BibTeX/BibLaTeX .bib file or a CSL-JSON .json file (a list of items)"
+    if path.suffix.lower() == ".json":
+        text = read_text(path, "the bibliography", fix)
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CiteledgerError(
+                f"the bibliography is not valid JSON: {e.msg}",
+                file=bibliography,
+                line=e.lineno,
+                fix=fix,
+            ) from None
+    else:
+        import pypandoc
+
+        read_text(path, "the bibliography", fix)  # binary or not UTF-8: said here, in one line
+        reader = "biblatex" if path.suffix.lower() == ".bib" else "bibtex"
+        proc = subprocess.run(
+            [pypandoc.get_pandoc_path(), "-f", reader, "-t", "csljson", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            first = (proc.stderr.strip().splitlines() or ["unreadable"])[0]
+            raise CiteledgerError(
+                f"pandoc could not read the bibliography: {first}",
+                file=bibliography,
+                fix="fix the entry it names",
+            )
+        items = json.loads(proc.stdout or "[]")
+        if not items and proc.stdout.strip() in ("", "[]") and _has_no_entry(path):
+            raise CiteledgerError(
+                "the bibliography has no entries (no @type{key, …} in it)",
+                file=bibliography,
+                fix=fix,
+            )
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise CiteledgerError(
+            "not a CSL-JSON bibliography: expected a list of items (objects with an id)",
+            file=bibliography,
+            fix=fix,
+        )
+    existing = (
+        set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
+    )
+    added = skipped = 0
+    with ledger_mod.edit_ledger(ledger_path, create=True) as doc:
+        if doc.get("sources") is None:
+            doc["sources"] = {}
+        sources = doc["sources"]
+        for item in items:
+            key = str(item.get("id", ""))
+            if not key or key in existing:
+                if key:
+                    print(
+                        visible(
+                            f"[WARNING] citeledger: @{key} is already in the ledger; left as it is"
+                        ),
+                        file=sys.stderr,
+                    )
+                skipped += 1
+                continue
+            fields, why = csl_to_source(item)
+            if fields is None:
+                print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
+                skipped += 1
+                continue
+            sources[key] = fields
+            existing.add(key)
+            added += 1
+    print(f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported)")
+    return 0

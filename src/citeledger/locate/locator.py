@@ -1,0 +1,1372 @@
+"""The locator: find the writer's quote in the extracted source text, or refuse.
+
+This is the function "checked" rests on. A quote is found when its words ARE the source's words
+up to formatting: exactly; after normalisation (``citeledger.locate.normalize``: whitespace, ligatures,
+smart quotes, dashes, hyphenation, zero-width characters; the quote's first letter may differ in
+case); with the writer's marked alterations (``[T]he``, ``[sic]``, ``…`` for omitted words); or,
+for quotes of five words or more, at a fuzzy candidate whose token-level difference from the
+quote is spacing, hyphenation, punctuation or case and nothing else.
+
+Must never: report found for a quote whose numbers, units, negations, names or words differ from
+the source, however similar (a changed "60", a dropped "not", a spliced sentence are refusals,
+with the nearest candidate and the differences named); report offsets into anything but the
+ORIGINAL text; do I/O; keep state between calls (a ``Prepared`` text may memoise views derived
+from it, such as its lower-case form, and nothing else).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import html
+import re
+import unicodedata
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import NamedTuple
+
+from rapidfuzz import fuzz
+
+from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
+from citeledger.locate.wordlists import (
+    INSERTIONS,
+    NEGATIONS,
+    SYMBOLS,
+    first_meaningful,
+    is_reference,
+)
+from citeledger.model import Edit, LocateResult
+
+__all__ = [
+    "NEGATIONS",
+    "Prepared",
+    "locate",
+    "locate_prepared",
+    "normalize_for_match",
+    "prepare",
+]
+
+MIN_FUZZY_WORDS = 5  # shorter quotes must match exactly or after normalisation
+MAX_FUZZY_WORDS = 150  # longer ones too: aligning them costs more than it could ever save
+ELLIPSIS_MAX_GAP = 1000  # characters of omitted text allowed between two fragments
+SHORT_FRAGMENT_WORDS = 3  # fragments shorter than this must sit right beside the omission
+SHORT_FRAGMENT_GAP = 80
+BRACKET_MAX_WORDS = 4  # a bracketed alteration stands for at most this many source words
+FURNITURE_MIN_PAGES = 3  # a page's first/last line is a running header/footer if it recurs
+MAX_HITS_WITH_HINT = 256
+PRECISE_ALIGN_CHARS = 240  # up to this length a quote is aligned character by character
+ANCHOR_MAX_HITS = 40  # occurrences of one anchor n-gram considered
+_SHORT_STRETCH = 4096  # characters: searched without asking the text's piece counts first
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# Little words: they never make a split form harmless ("a part" is not "apart"), and they word
+# a difference's message. Every difference in a word refuses, little or not.
+STOPWORDS = _wordset(
+    """
+    a an the of to in on at by for from with as and or but if then than that this these those
+    it its is are was were be been being has have had do does did which who whom whose what
+    there their they he she we you i his her our your my me us them any every some all may out
+    up over down off so also how when where ever one
+    """
+)
+
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|…|\.(?:\s?\.){2,})\s*")
+_BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
+_EDGE_PUNCT = ".,;:'\" "
+# Where a sentence or clause ends inside omitted text: a negation beyond it is not the quoted
+# sentence's own.
+_SENTENCE_END = re.compile(r"[.!?:;][\"')\]\u201d\u2019]*\s|\n[^\S\n]*\n")
+_SUPERSCRIPTS = "¹²³\u2070-\u209f"
+# Symbols are tokens (docs/editorial-marks.md): the listed ones and every mathematical symbol.
+_SYMBOL_CLASS = re.escape(
+    "".join(
+        dict.fromkeys(
+            SYMBOLS
+            + "".join(chr(c) for c in range(0x80, 0x2C00) if unicodedata.category(chr(c)) == "Sm")
+        )
+    )
+)
+_TOKEN = re.compile(
+    rf"(?P<num>\d+(?:[.,]\d+)*)"
+    rf"|(?P<word>[^\W\d_{_SUPERSCRIPTS}]+(?:'[^\W\d_{_SUPERSCRIPTS}]+)*)"
+    rf"|(?P<sup>[{_SUPERSCRIPTS}]+)"
+    rf"|(?P<sym>[{_SYMBOL_CLASS}])"
+)
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_ALNUM = re.compile(r"[^\W_]")
+_JOIN_MARKS = re.compile(r"[-\u00ad\u2010\u2011\u2012\u2013\u2014]")
+
+
+class _Tok(NamedTuple):
+    key: str  # what is compared: lower-cased; numbers keep their sign
+    start: int  # offsets in the string tokenised (normalised)
+    end: int
+    kind: str  # "num" | "word" | "sym"
+    raw: str  # as written, for messages
+
+
+def locate(
+    text: str, quote: str, *, page_starts: Sequence[int] = (), hint: int | None = None
+) -> LocateResult:
+    """Find ``quote`` in ``text``; offsets are code points of ``text`` itself."""
+    return locate_prepared(prepare(text), quote, page_starts=page_starts, hint=hint)
+
+
+def locate_prepared(
+    prepared: Prepared,
+    quote: str,
+    *,
+    page_starts: Sequence[int] = (),
+    hint: int | None = None,
+) -> LocateResult:
+    """``locate`` on a text normalised once by ``prepare`` (for many quotes in one text).
+
+    With ``page_starts``, a quote that runs across a page break is also looked for with the
+    pages' running headers and footers (lines that recur at the top or bottom of pages) taken
+    out of the flow; the span reported still covers the source as it is, header included.
+    HTML entities typed into the quote (``&nbsp;``, ``&amp;``, ``&#8217;``) are decoded first.
+    """
+    decoded = _decoded(quote)
+    if decoded != quote:
+        got = _locate_paged(prepared, decoded, page_starts, hint)
+        if got.found:
+            return got
+        literal = _locate_paged(prepared, quote, page_starts, hint)
+        return literal if literal.found else got
+    return _locate_paged(prepared, quote, page_starts, hint)
+
+
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+def _decoded(quote: str) -> str:
+    return html.unescape(quote) if "&" in quote and _ENTITY.search(quote) else quote
+
+
+def _locate_paged(
+    prepared: Prepared, quote: str, page_starts: Sequence[int], hint: int | None
+) -> LocateResult:
+    result = _locate(prepared, quote, hint)
+    if result.found or not page_starts:
+        return result
+    view = _without_furniture(prepared, page_starts)
+    if view is None:
+        return result
+    sub, back = view
+    again = _locate(sub, quote, None if hint is None else _to_view(back, hint))
+    if not again.found or again.char_start is None or again.char_end is None:
+        if again.candidate and (
+            not result.candidate or (len(again.differences) < len(result.differences))
+        ):
+            return again  # its nearest passage, without the header in the way, says more
+        return result
+    cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
+    if not any(cs < p < ce for p in page_starts):
+        return result  # the header is not inside this span: nothing was skipped for it
+    edits = tuple(
+        Edit(
+            e.kind,
+            e.quote_text,
+            e.source_text,
+            _from_view(back, e.char_start),
+            _from_view(back, e.char_start) + (e.char_end - e.char_start),
+        )
+        for e in again.edits
+    )
+    return LocateResult(
+        edits=edits,
+        found=True,
+        match="normalized" if again.match == "exact" else again.match,
+        char_start=cs,
+        char_end=ce,
+        source_quote=prepared.text[cs:ce],
+        score=again.score,
+        ambiguous=again.ambiguous,
+        reason="skipped a running header or footer at a page break"
+        + (f"; {again.reason}" if again.reason else ""),
+    )
+
+
+def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
+    """The search, then the marks no token comparison sees: the quote's hyphens and quotation
+    marks must be the source's (docs/editorial-marks.md)."""
+    res = _locate_inner(prepared, quote, hint)
+    if not res.found or res.char_start is None or res.char_end is None:
+        return res
+    if res.match == "exact":
+        return res  # the quote's own characters are the source's: its hyphens and marks too
+    raw = quote.strip()
+    problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
+    if problem is None and res.match == "fuzzy":
+        problem = _quote_mark_problem(raw, prepared.text[res.char_start : res.char_end])
+    if problem is None:
+        return res
+    return LocateResult(
+        found=False,
+        candidate=res.source_quote,
+        score=res.score,
+        differences=(problem,),
+        reason="the quote is not in the source",
+    )
+
+
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+_COMPOUND = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+_INNER_HYPHEN = re.compile(r"[^\W\d_][-\u2010\u2011][^\W\d_]")
+_SOURCE_JOIN = "(?:[" + re.escape(DASHES + "\u00ad") + r"]\s*|\u00ad)"
+
+
+def _inner_hyphen(raw: str) -> bool:
+    """Whether a hyphen stands between two letters: ``str.find`` from hyphen to hyphen (a
+    pattern would try every position of the quote)."""
+    if "\u2010" in raw or "\u2011" in raw:
+        return _INNER_HYPHEN.search(raw) is not None
+    i = raw.find("-")
+    while i > 0:
+        if raw[i - 1].isalpha() and raw[i + 1 : i + 2].isalpha():
+            return True
+        i = raw.find("-", i + 1)
+    return i == 0 and _INNER_HYPHEN.search(raw) is not None
+
+
+def _hyphen_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
+    """A hyphen the quote has must be in the source there ("re-act" is not "react"): as a
+    hyphen or dash, or as a line-break hyphen of the source's layout."""
+    if not _inner_hyphen(raw):
+        return None  # no hyphen between two letters ("-\n" at a line end is not one)
+    lo, hi = max(0, cs - 40), ce + 40
+    plain = _BRACKETED.sub(" ", raw) if "[" in raw else raw
+    # the words with a hyphen, one by one (a regex over the whole quote costs more)
+    words = [
+        m.group()
+        for tok in plain.split()
+        if "-" in tok or "\u2010" in tok or "\u2011" in tok
+        for m in _COMPOUND.finditer(tok)
+    ]
+    area = ""
+    for word in words:
+        if text.find(word, lo, hi) != -1:
+            continue  # the cheap test: the word as typed is there, hyphens and all
+        area = area or text[lo:hi]
+        if not (word.isascii() and area.isascii()):
+            word, area = unicodedata.normalize("NFKC", word), unicodedata.normalize("NFKC", area)
+        rx = _SOURCE_JOIN.join(re.escape(p) for p in _HYPHEN.split(word))
+        if not re.compile(rx, re.IGNORECASE).search(area):
+            return f"the quote's hyphen in '{word}' is not in the source"
+    return None
+
+
+_MARK_OR_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*|['\"]")
+
+
+def _quote_marks(s: str) -> list[int]:
+    """Where quotation marks stand, as the number of words before each (any style: single and
+    double are one kind); marks before the first or after the last word are the quote's own
+    edges, and an apostrophe inside a word is not a mark."""
+    out: list[int] = []
+    letters = 0  # counted in letters, not words: a split word must not move a mark
+    for tok in _MARK_OR_WORD.findall(normalize_for_match(s)):
+        if tok in "'\"":
+            out.append(letters)
+        else:
+            letters += len(tok) - tok.count("'")
+    return [w for w in out if 0 < w < letters]
+
+
+def _quote_mark_problem(raw: str, source: str) -> str | None:
+    """Quotation marks in the quote ⇔ in the source at that place (single ↔ double allowed)."""
+    if _quote_marks(raw) == _quote_marks(source):
+        return None
+    return "the quotation marks differ from the source's (added or left out)"
+
+
+def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
+    raw = quote.strip()
+    core, tail = _core(normalize_for_match(raw))
+    if not (core[:1].isalnum() or _ALNUM.search(core)):
+        return LocateResult(found=False, reason="the quote has no words to look for")
+    norm = prepared.norm
+    limit = 2 if hint is None else MAX_HITS_WITH_HINT
+
+    if "..." not in core or _has_ellipsis(prepared):
+        hits = _find(prepared, core, 0, len(norm), limit)
+        if hits:
+            return _found(prepared, hits, raw, tail, hint, "normalized")
+    if not ((raw[0].isalnum() and raw[-1].isalnum()) or raw[-1] in ".,;:!?"):
+        # normalisation looks at the characters beside a dash or a mark: a quote that starts or
+        # ends with one may normalise differently alone than in the text
+        hits = _find_exact(prepared.text, raw, limit)
+        if hits:
+            return _found(prepared, hits, raw, "", hint, "exact", orig=True)
+
+    pieces = _ELLIPSIS.split(raw)
+    if len(pieces) > 1:
+        worded = [p for p in pieces if _ALNUM.search(p)]
+        if len(worded) == 1 and worded[0].strip() != raw:
+            # "… the plan was approved …": marks at the ends omit nothing between words
+            return _locate_inner(prepared, worded[0], hint)
+        return _locate_ellipsis(prepared, raw, pieces, hint)
+    if _BRACKET.search(core):
+        problems: list[str] = []
+        found = _find_bracketed(prepared, core, limit, problems)
+        if found:
+            return _found(
+                prepared,
+                [h for h, _ in found],
+                raw,
+                tail,
+                hint,
+                "normalized",
+                edit_sets=[e for _, e in found],
+            )
+        plain = _BRACKET.sub(lambda m: m.group(1), core)
+        res = _refusal(
+            prepared, plain, "the quote with its bracketed alterations is not in the source"
+        )
+        if not problems:
+            return res
+        return LocateResult(
+            found=False,
+            candidate=res.candidate,
+            score=res.score,
+            differences=tuple(dict.fromkeys(problems)),
+            reason=res.reason,
+        )
+    if len(core.split()) < MIN_FUZZY_WORDS:
+        return _refusal(
+            prepared,
+            core,
+            f"the quote is not in the source (quotes under {MIN_FUZZY_WORDS} words must match "
+            "exactly)",
+        )
+    if len(core.split()) > MAX_FUZZY_WORDS:
+        return LocateResult(
+            found=False,
+            reason=f"the quote is not in the source (quotes over {MAX_FUZZY_WORDS} words must "
+            "match exactly or after normalisation; quote a shorter passage to see what differs)",
+        )
+    return _fuzzy(prepared, raw, core, tail, hint)
+
+
+# --- running headers and footers at page breaks ----------------------------------------------
+
+_DIGITS = re.compile(r"\d+")
+
+
+class _View(NamedTuple):
+    view_starts: tuple[int, ...]  # where each kept piece starts in the view
+    orig_starts: tuple[int, ...]  # and in the original
+
+
+def _furniture(text: str, page_starts: Sequence[int]) -> list[tuple[int, int]]:
+    """Original ranges of the first and last lines of pages that recur on several pages
+    (digits ignored: page numbers change) or are only a page number."""
+    bounds = [p for p in page_starts if 0 <= p <= len(text)]
+    if len(bounds) < 2:
+        return []
+    pages = list(zip(bounds, [*bounds[1:], len(text)], strict=True))
+    firsts: list[tuple[str, int, int]] = []
+    lasts: list[tuple[str, int, int]] = []
+    for ps, pe in pages:
+        body = text[ps:pe]
+        lead = len(body) - len(body.lstrip())
+        nl = body.find("\n", lead)
+        nl = len(body) if nl == -1 else nl
+        firsts.append((_line_key(body[lead:nl]), ps, ps + min(len(body), nl + 1)))
+        trimmed = body.rstrip()
+        ls = trimmed.rfind("\n") + 1
+        lasts.append((_line_key(trimmed[ls:]), ps + ls, ps + len(trimmed)))
+    out: list[tuple[int, int]] = []
+    for lines in (firsts, lasts):
+        counts: dict[str, int] = {}
+        for key, _, _ in lines:
+            counts[key] = counts.get(key, 0) + 1
+        for key, a, b in lines:
+            if key and (counts[key] >= FURNITURE_MIN_PAGES or key in ("#", "page #")):
+                out.append((a, b))
+    return sorted(set(out))
+
+
+def _line_key(line: str) -> str:
+    return _DIGITS.sub("#", " ".join(line.split()).lower())
+
+
+def _without_furniture(
+    prepared: Prepared, page_starts: Sequence[int]
+) -> tuple[Prepared, _View] | None:
+    key = ("furniture", tuple(page_starts))
+    cache = prepared.cache
+    if key not in cache:
+        ranges = _furniture(prepared.text, page_starts)
+        if not ranges:
+            cache[key] = None
+        else:
+            text = prepared.text
+            keep_v: list[int] = []
+            keep_o: list[int] = []
+            parts: list[str] = []
+            pos = vlen = 0
+            for a, b in ranges:
+                if a < pos:
+                    a = pos
+                if a > pos:
+                    keep_v.append(vlen)
+                    keep_o.append(pos)
+                    parts.append(text[pos:a])
+                    vlen += a - pos
+                pos = max(pos, b)
+            keep_v.append(vlen)
+            keep_o.append(pos)
+            parts.append(text[pos:])
+            cache[key] = (prepare("".join(parts)), _View(tuple(keep_v), tuple(keep_o)))
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _from_view(v: _View, k: int) -> int:
+    i = bisect.bisect_right(v.view_starts, k) - 1
+    return v.orig_starts[i] + (k - v.view_starts[i])
+
+
+def _to_view(v: _View, o: int) -> int:
+    i = max(0, bisect.bisect_right(v.orig_starts, o) - 1)
+    return v.view_starts[i] + max(0, o - v.orig_starts[i])
+
+
+def _has_ellipsis(prepared: Prepared) -> bool:
+    """Whether the source itself has "..." (else a quote's "..." can only be an omission)."""
+    got = prepared.cache.get("ellipsis")
+    if got is None:
+        got = prepared.cache["ellipsis"] = "..." in prepared.norm
+    return bool(got)
+
+
+# --- exact and normalised search -------------------------------------------------------------
+
+
+def _core(qn: str) -> tuple[str, str]:
+    """Split off quote marks at both ends and closing punctuation the source may not have."""
+    core = qn.lstrip(" '\"")
+    stripped = core.rstrip(_EDGE_PUNCT)
+    tail = core[len(stripped) :].strip()
+    return stripped, tail
+
+
+def _find(prepared: Prepared, needle: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
+    """Occurrences of ``needle`` at word boundaries; its first letter may differ in case.
+
+    The search stops as soon as the text's piece counts say no further occurrence can exist
+    (``Prepared.occurrence_bound``; at 0 it does not even start): deciding "not ambiguous" then
+    costs no second search through the rest of the text.
+    """
+    norm = prepared.norm
+    hits: list[tuple[int, int]] = []
+    first = needle[0]
+    if first.lower() != first.upper() and len(needle) > 1:
+        look, skip, lo_c = needle[1:], 1, first.lower()
+    else:
+        look, skip, lo_c = needle, 0, ""
+    # counting costs more than searching a short stretch (an ellipsis' next fragment)
+    bound = prepared.occurrence_bound(look) if hi - lo > _SHORT_STRETCH else -1
+    if bound == 0:
+        return hits
+    size = len(look)
+    pos = norm.find(look, lo + skip, hi)
+    seen = 0
+    while pos != -1:
+        seen += 1
+        s = pos - skip
+        if (not skip or norm[s].lower() == lo_c) and _bounds_ok(norm, s, pos + size):
+            hits.append((s, pos + size))
+            if len(hits) >= limit:
+                break
+        if seen == bound:  # every occurrence there can be has been seen
+            break
+        pos = norm.find(look, pos + 1, hi)
+    return hits
+
+
+def _rfind(norm: str, needle: str, lo: int, hi: int) -> tuple[int, int] | None:
+    """The last occurrence of ``needle`` inside ``[lo, hi)`` (first letter case-free)."""
+    variants = {needle}
+    if needle[:1].lower() != needle[:1].upper():
+        variants |= {needle[0].lower() + needle[1:], needle[0].upper() + needle[1:]}
+    best: tuple[int, int] | None = None
+    for v in variants:
+        pos = norm.rfind(v, lo, hi)
+        while pos != -1:
+            if _bounds_ok(norm, pos, pos + len(v)):
+                if best is None or pos > best[0]:
+                    best = (pos, pos + len(v))
+                break
+            pos = norm.rfind(v, lo, pos + len(v) - 1)
+    return best
+
+
+def _find_exact(text: str, raw: str, limit: int) -> list[tuple[int, int]]:
+    """Plain ``str.find`` in the original text: a net for contexts normalisation splits."""
+    hits: list[tuple[int, int]] = []
+    if not raw:
+        return hits
+    pos = text.find(raw)
+    while pos != -1 and len(hits) < limit:
+        if _bounds_ok(text, pos, pos + len(raw)):
+            hits.append((pos, pos + len(raw)))
+        pos = text.find(raw, pos + 1)
+    return hits
+
+
+def _bounds_ok(s: str, start: int, end: int) -> bool:
+    """The match must not cut a word, a number or a contraction ("possible" in "impossible",
+    "1" in "1.5", "can" in "can't", "5" in "-5", "10" in "10-fold")."""
+    n = len(s)
+    a = s[start]
+    if start > 0:
+        p = s[start - 1]
+        if a.isalnum():
+            if p.isalnum():
+                return False
+            if (
+                p in "'-"
+                and start > 1
+                and s[start - 2].isalnum()
+                and (p == "'" or a.isdigit() or s[start - 2].isdigit())
+            ):
+                return False
+        if a.isdigit():
+            if p in "+±$€£¥-":
+                return False
+            if p in ".," and start > 1 and s[start - 2].isdigit():
+                return False
+    z = s[end - 1]
+    if end < n:
+        c = s[end]
+        if z.isalnum():
+            if c.isalnum():
+                return False
+            if (
+                c in "'-"
+                and end + 1 < n
+                and s[end + 1].isalnum()
+                and (c == "'" or z.isdigit() or s[end + 1].isdigit())
+            ):
+                return False
+        if z.isdigit():
+            if c in "%‰°":
+                return False
+            if c in ".," and end + 1 < n and s[end + 1].isdigit():
+                return False
+    return True
+
+
+def _found(
+    prepared: Prepared,
+    hits: list[tuple[int, int]],
+    raw: str,
+    tail: str,
+    hint: int | None,
+    match: str,
+    *,
+    orig: bool = False,
+    score: float = 1.0,
+    reason: str | None = None,
+    edit_sets: Sequence[tuple[Edit, ...]] = (),
+) -> LocateResult:
+    """``edit_sets``: the edits of each hit, parallel to ``hits`` (none: no edits)."""
+    norm = prepared.norm
+    spans = []
+    for ns, ne in hits if hint is not None else hits[:1]:  # without a hint, the first
+        if orig:
+            spans.append((ns, ne))
+            continue
+        if tail and norm.startswith(tail, ne):
+            ne += len(tail)
+        spans.append(prepared.orig_span(ns, ne))
+    pick = (
+        0
+        if hint is None
+        else min(range(len(spans)), key=lambda i: (abs(spans[i][0] - hint), spans[i][0]))
+    )
+    cs, ce = spans[pick]
+    words = prepared.text[cs:ce]
+    if match == "normalized" and words == raw:
+        match = "exact"
+    return _found_result(
+        match,
+        cs,
+        ce,
+        words,
+        score,
+        len(hits) > 1,
+        reason,
+        edit_sets[pick] if edit_sets else (),
+    )
+
+
+_FOUND_DEFAULTS = {f.name: f.default for f in dataclasses.fields(LocateResult)}
+
+
+def _found_result(
+    match: str,
+    cs: int,
+    ce: int,
+    words: str,
+    score: float,
+    ambiguous: bool,
+    reason: str | None,
+    edits: tuple[Edit, ...],
+) -> LocateResult:
+    """``LocateResult(found=True, ...)`` at a quarter of the cost: a frozen dataclass's
+    ``__init__`` sets its eleven fields one ``object.__setattr__`` at a time, as long as the
+    exact match it reports takes (the same fields, the same equality; tests/test_locate.py
+    compares the two)."""
+    r = object.__new__(LocateResult)
+    d = r.__dict__
+    d.update(_FOUND_DEFAULTS)
+    d["found"] = True
+    d["match"] = match
+    d["char_start"] = cs
+    d["char_end"] = ce
+    d["source_quote"] = words
+    d["score"] = score
+    d["ambiguous"] = ambiguous
+    d["reason"] = reason
+    d["edits"] = edits
+    return r
+
+
+# --- bracketed alterations -------------------------------------------------------------------
+
+_RUN_WORD = r"[^\s.!?;:\[\]]+"
+
+
+def _find_bracketed(
+    prepared: Prepared, core: str, limit: int, problems: list[str]
+) -> list[tuple[tuple[int, int], tuple[Edit, ...]]]:
+    """``[T]he``, ``[sic]``, ``[the committee]`` for "it", the source's own ``[19]``: every
+    bracket must be one the rules accept (``_bracket_problem``); each hit comes with its edits.
+    Why a parse was refused goes to ``problems``, for the writer's message."""
+    norm = prepared.norm
+    parts = _BRACKET.split(core)
+    if len(parts) < 3:
+        return []
+    rx: list[str] = []
+    contents: list[str] = []
+    nb = (len(parts) - 1) // 2
+    lits = [parts[2 * i] for i in range(nb + 1)]
+    for i in range(nb + 1):
+        lit = lits[i]
+        if i > 0 and rx and rx[-1].endswith("#lstrip"):
+            rx[-1] = rx[-1][: -len("#lstrip")]
+            lit = lit[1:] if lit.startswith(" ") else lit
+        if i < nb:
+            content = parts[2 * i + 1]
+            piece, strip_left, strip_right = _bracket_rx(i, content, lit, lits[i + 1])
+            if strip_left and lit.endswith(" "):
+                lit = lit[:-1]
+            contents.append(content)
+        if i == 0 and lit and lit[0].lower() != lit[0].upper():
+            rx.append(f"[{re.escape(lit[0].lower())}{re.escape(lit[0].upper())}]")
+            rx.append(re.escape(lit[1:]))
+        else:
+            rx.append(re.escape(lit))
+        if i < nb:
+            rx.append(piece + ("#lstrip" if strip_right else ""))
+    try:
+        pattern = re.compile("".join(rx))
+    except re.error:
+        return []
+    hits: list[tuple[tuple[int, int], tuple[Edit, ...]]] = []
+    for m in pattern.finditer(norm):
+        s, e = m.span()
+        if s == e or not _bounds_ok(norm, s, e):
+            continue
+        edits: list[Edit] = []
+        bad = None
+        for i, content in enumerate(contents):
+            got = m.group(f"b{i}")
+            bad = _bracket_problem(content, got)
+            if bad is not None:
+                break
+            if (got is not None and got == content) or got == f"[{content}]":
+                continue  # the source's own words or brackets: nothing was changed
+            os_, oe = m.span(f"o{i}")
+            if got is None:  # an insertion ("[sic]"): it stands where it is, for nothing
+                oe = os_
+            if oe > os_:
+                a, b = prepared.orig_span(os_, oe)
+            else:
+                a = b = prepared.orig_start(os_)
+            edits.append(Edit("bracket", f"[{content}]", prepared.text[a:b], a, b))
+        if bad is not None:
+            problems.append(bad)
+            continue
+        hits.append(((s, e), tuple(edits)))
+        if len(hits) >= limit:
+            break
+    return hits
+
+
+def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool, bool]:
+    """The pattern for bracket ``i``, and whether the space before (or after) it belongs inside
+    its optional group (the caller then drops it from the literal beside it)."""
+    lit = re.escape(f"[{content}]")
+    c = f"(?i:{re.escape(content)})"
+    g = f"b{i}"
+    if content.strip().lower() in INSERTIONS:  # "[sic]": stands for nothing, or for itself
+        if left.endswith(" ") or not left:
+            return f"(?P<o{i}>(?: ?(?P<{g}>{lit}))?)", bool(left), False
+        return f"(?P<o{i}>(?P<{g}>{lit})?)", False, False
+    # a dash before it is no attachment: "change - [the system] was" normalises "change-[...]"
+    attached = (left and not left.endswith((" ", "-"))) or (right and not right.startswith(" "))
+    if attached:  # "[t]he", "[in]sufficient": the same letters, a case change at most
+        return f"(?P<o{i}>(?P<{g}>{lit}|{c}))", False, False
+    if not left.strip() or not right.strip():
+        return f"(?P<o{i}>(?P<{g}>{lit}|{c}|{_RUN_WORD}))", False, False
+    run = rf"{_RUN_WORD}(?: {_RUN_WORD}){{0,{BRACKET_MAX_WORDS - 1}}}"
+    # "A [x] B": the bracket and one space may stand for nothing (refused unless [sic]-like)
+    return rf"(?P<o{i}>(?:(?P<{g}>{lit}|{c}|{run}) )?)", False, True
+
+
+def _bracket_problem(content: str, got: str | None) -> str | None:
+    """Why bracket ``[content]`` may not stand for the source's ``got`` (None: for nothing), or
+    None when the rule accepts it: the same letters (case may change), an insertion such as
+    [sic], or a reference (it, they, the former, ...) spelled out without any number,
+    negation, modal, quantifier, comparative or symbol."""
+    low = content.strip().lower()
+    if low in INSERTIONS:
+        return None
+    if got is None:
+        return f"the bracketed '[{content}]' is not in the source"
+    if got.lower() == content.lower() or got == f"[{content}]":
+        return None
+    said = first_meaningful(content)
+    if said is not None:
+        return (
+            f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
+            "never come from a bracket"
+        )
+    if is_reference(got):
+        return None  # "[the committee]" for "it"
+    if is_reference(content):
+        return None  # "[it]" for "the treatment": a reference that says less, never other
+    return (
+        f"the bracketed '[{content}]' stands for '{got}': a bracket may only spell out what a "
+        "word such as 'it', 'they' or 'this' refers to"
+    )
+
+
+def _meaningful(s: str) -> bool:
+    return any(c.isdigit() for c in s) or any(_is_negation(w) for w in re.findall(r"[\w']+", s))
+
+
+def _is_negation(word: str) -> bool:
+    w = word.lower()
+    return w in NEGATIONS or w.endswith("n't")
+
+
+# --- ellipses --------------------------------------------------------------------------------
+
+
+def _locate_ellipsis(
+    prepared: Prepared, raw: str, pieces: list[str], hint: int | None
+) -> LocateResult:
+    """Each fragment must be found, in order, close together, and every omission must keep to
+    the rules (``_gap_ok``); each chain found comes with its omissions as edits."""
+    norm = prepared.norm
+    marks = [m.group().strip() for m in _ELLIPSIS.finditer(raw)]
+    frags: list[str] = []
+    ended: list[bool] = []  # the quote marks a sentence end before the omission after frag j
+    mark_after: list[str] = []
+    for k, p in enumerate(pieces):
+        f = normalize_for_match(p).strip(_EDGE_PUNCT)
+        if _ALNUM.search(f):
+            frags.append(f)
+            mark = marks[k] if k < len(marks) else ""
+            ended.append(bool(_QUOTE_SENTENCE_END.search(p)) or mark.count(".") >= 4)
+            mark_after.append(mark)
+        elif frags and k < len(marks):
+            ended[-1] = ended[-1] or bool(_QUOTE_SENTENCE_END.search(p))
+    joined = " ".join(frags)
+    if not frags:
+        return LocateResult(found=False, reason="the quote has no words to look for")
+    sizes = [len(f.split()) for f in frags]
+    anchor = max(range(len(frags)), key=lambda i: (sizes[i], -i))
+    if sizes[anchor] < SHORT_FRAGMENT_WORDS:
+        return LocateResult(
+            found=False,
+            reason="too few words are left around the ellipsis to check the quote",
+        )
+    loose = [f for f, n in zip(frags, sizes, strict=True) if n < SHORT_FRAGMENT_WORDS]
+    if any(_meaningful(f) for f in loose):
+        return LocateResult(
+            found=False,
+            reason="a fragment of under three words beside an ellipsis may not carry a number "
+            "or a negation: quote more of its sentence",
+        )
+    problems: list[str] = []
+    chains: list[tuple[int, int]] = []
+    edit_sets: list[tuple[Edit, ...]] = []
+    for hs, he in _find(prepared, frags[anchor], 0, len(norm), 64):
+        chain = _chain(prepared, frags, sizes, ended, anchor, hs, he, problems)
+        if chain:
+            a, b, gaps = chain
+            chains.append((a, b))
+            edit_sets.append(
+                tuple(
+                    Edit("omission", mark_after[j] or "…", prepared.text[x:y], x, y)
+                    for j, (x, y) in sorted(gaps.items())
+                )
+            )
+            if hint is None and len(chains) >= 2:
+                break
+    if chains:
+        return _found(prepared, chains, raw, "", hint, "normalized", edit_sets=edit_sets)
+    missing = [f for f in frags if not _find(prepared, f, 0, len(norm), 1)]
+    diffs = tuple(dict.fromkeys(problems))
+    diffs += tuple(f"the source does not have '{f}'" for f in missing)
+    res = _refusal(
+        prepared,
+        joined,
+        "the passages around the ellipsis are not found together, in order, in the source",
+    )
+    return LocateResult(
+        found=False,
+        candidate=res.candidate,
+        score=res.score,
+        differences=diffs or res.differences,
+        reason=res.reason,
+    )
+
+
+# The quote's fragment ends its sentence before the ellipsis: "… requires it. … The".
+_QUOTE_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*\s*$")
+
+
+def _chain(
+    prepared: Prepared,
+    frags: list[str],
+    sizes: list[int],
+    ended: list[bool],
+    anchor: int,
+    hs: int,
+    he: int,
+    problems: list[str],
+) -> tuple[int, int, dict[int, tuple[int, int]]] | None:
+    """The fragments around the anchor, in order; with the original span each omission left
+    out, keyed by the fragment it follows."""
+    norm = prepared.norm
+    gaps: dict[int, tuple[int, int]] = {}
+
+    def omitted(j: int, a: int, b: int, short: bool) -> bool:
+        # in the original: paragraph breaks are visible there
+        x, y = prepared.orig_end(a), prepared.orig_start(b)
+        gap = prepared.text[x:y]
+        if "\n" in gap and _PARAGRAPH.search(gap):
+            # the whole stretch between the fragments: a blank line beside the omitted words
+            # still puts the fragments in two paragraphs
+            problems.append("the words left out at the ellipsis run across a paragraph break")
+            return False
+        lead = len(gap) - len(gap.lstrip())
+        x, y = x + lead, x + len(gap.rstrip())
+        marked = ended[j] and _ends_sentence(prepared.text, x)
+        if not _gap_ok(prepared.text, x, y, short, marked, problems):
+            return False
+        gaps[j] = (x, max(x, y))
+        return True
+
+    start, end = hs, he
+    for j in range(anchor + 1, len(frags)):
+        short = sizes[j] < SHORT_FRAGMENT_WORDS
+        gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
+        found = _find(prepared, frags[j], end, end + gap + len(frags[j]), 1)
+        if not found:
+            return None
+        ns, ne = found[0]
+        if not omitted(j - 1, end, ns, short):
+            return None
+        end = ne
+    for j in range(anchor - 1, -1, -1):
+        short = sizes[j] < SHORT_FRAGMENT_WORDS
+        gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
+        hit = _rfind(norm, frags[j], max(0, start - gap - len(frags[j])), start)
+        if hit is None:
+            return None
+        if not omitted(j, hit[1], start, short):
+            return None
+        start = hit[0]
+    return start, end, gaps
+
+
+_PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
+# A sentence ends: its mark, closing quotes or brackets, space, and a capital or digit next
+# (not after a short abbreviation such as "Dr." or "e.g.", checked by the caller).
+_GAP_SENTENCE_END = re.compile(
+    r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])"
+)
+_ABBREVIATIONS = _wordset(
+    "mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co"
+    " ca approx resp viz bzw bzgl vgl usw ggf sog evtl"
+)
+
+
+_BROKEN_WORD = re.compile(r"(?<=[^\W\d_])(?:-\s+|\u00ad\s*)(?=[^\W\d_])")
+_SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
+_WORD_BEFORE = re.compile(r"(\w*)$")
+
+
+def _abbreviation(word: str) -> bool:
+    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
+    Smith", "U.S. Army", "S. Paulo")."""
+    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _ends_sentence(text: str, x: int) -> bool:
+    """Whether the quote's full stop before the omission at ``x`` can mark a sentence end: the
+    quoter's own (the source goes on, the omission takes the sentence's end), or the source's
+    where it does end a sentence there, not an abbreviation's ("ca. circa", "e.g. the")."""
+    m = _SOURCE_END.match(text, x)
+    if m is None:
+        return text[x : x + 1] not in ".!?"
+    before = _WORD_BEFORE.search(text, max(0, x - 12), x)
+    if before is not None and _abbreviation(before.group(1)):
+        return False
+    after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
+    return not after[:1].islower()
+
+
+def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[str]) -> bool:
+    """The omission ``text[x:y]`` keeps to the rules: within one paragraph; no number, symbol,
+    negation, modal, hedge, quantifier, comparative or negative word left out; across a
+    sentence end only where the quote marks it (its fragment ends with the full stop)."""
+    gap = text[x:y]
+    if _PARAGRAPH.search(gap):
+        problems.append("the words left out at the ellipsis run across a paragraph break")
+        return False
+    stretch = text[max(0, x - 1) : y + 2]
+    crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
+        not _abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
+    )
+    if crosses and (short or not ended):
+        problems.append(
+            "the ellipsis joins two sentences: end the fragment before it with its sentence's "
+            "full stop to mark that"
+        )
+        return False
+    # read as the reader reads it: "the ma-\njority" holds "majority"
+    # read as the reader reads it: "the ma-\njority" holds "majority", "success-\nfully" no
+    # "fully"; a hyphen inside a line stays ("less-known" holds "less")
+    read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
+    said = first_meaningful(read)
+    if said is None and not read.isascii():
+        said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
+    if said is not None:
+        problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
+        return False
+    return True
+
+
+# --- fuzzy candidate and the token-level judgement -------------------------------------------
+
+
+def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
+    out: list[_Tok] = []
+    append = out.append
+    for m in _TOKEN.finditer(s, lo, len(s) if hi is None else hi):
+        kind = m.lastgroup
+        text = m.group()
+        if kind == "word" or kind is None:  # the commonest first
+            a, b = m.span()
+            append(_new_tok(_Tok, (text.lower(), a, b, "word", text)))
+        elif kind == "sup":
+            if out and out[-1].kind == "num" and out[-1].end == m.start():
+                prev = out.pop()  # an exponent belongs to its number: "10²"
+                out.append(_Tok(prev.key + text, prev.start, m.end(), "num", prev.raw + text))
+            else:  # a superscript or subscript is a difference too: "km²" is not "km"
+                a, b = m.span()
+                out.append(_Tok(text, a, b, "sym", text))
+        elif kind == "num":
+            a, b = m.span()
+            key = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text
+            # a sign, unless the dash joins two numbers (a range: "10-20")
+            if a > 0 and s[a - 1] in "-+±" and (a == 1 or not s[a - 2].isdigit()):
+                key = s[a - 1] + key
+                a -= 1
+            out.append(_Tok(key, a, b, "num", s[a:b]))
+        else:  # sym
+            a, b = m.span()
+            out.append(_Tok(text, a, b, "sym", text))
+    return out
+
+
+# A _Tok from a tuple of its five fields, without NamedTuple's argument handling: a fuzzy
+# candidate makes hundreds of them.
+_new_tok = tuple.__new__
+
+
+def _anchors(core: str) -> list[tuple[str, int]]:
+    """A few word n-grams spread over the quote, with their offsets in it."""
+    starts = [0] + [i + 1 for i, c in enumerate(core) if c == " "]
+    ends = [i for i, c in enumerate(core) if c == " "] + [len(core)]
+    n = len(starts)
+    k = 3 if n >= 9 else 2
+    count = min(8, n - k + 1)
+    if count <= 0:
+        return []
+    idxs = sorted({round(j * (n - k) / max(1, count - 1)) for j in range(count)})
+    out = []
+    for i in idxs:
+        a = core[starts[i] : ends[i + k - 1]]
+        if len(a) >= 6:
+            out.append((a, starts[i]))
+    if not out:
+        longest = sorted(range(n), key=lambda i: ends[i] - starts[i], reverse=True)[:3]
+        out = [(core[starts[i] : ends[i]], starts[i]) for i in longest]
+    return out
+
+
+def _lowered(prepared: Prepared) -> str:
+    """The normalised text in lower case, for case-blind anchors (same length, or not used)."""
+    low = prepared.cache.get("lower")
+    if low is None:
+        low = prepared.norm.lower()
+        if len(low) != len(prepared.norm):
+            low = prepared.norm
+        prepared.cache["lower"] = low
+    return str(low)
+
+
+def _clusters(prepared: Prepared, core: str) -> list[tuple[int, int]]:
+    """Where the quote could start, by votes of anchors found (case-blind): (lo, hi) ranges,
+    the ranges most anchors agree on first, rarer anchors breaking ties."""
+    text = _lowered(prepared)
+    votes: list[tuple[int, int, float]] = []
+    for ai, (a, off) in enumerate(_anchors(core.lower())):
+        hits: list[int] = []
+        pos = text.find(a)
+        while pos != -1 and len(hits) < ANCHOR_MAX_HITS:
+            hits.append(pos - off)
+            pos = text.find(a, pos + 1)
+        votes.extend((h, ai, 1.0 / len(hits)) for h in hits)
+    if not votes:
+        return []
+    votes.sort()
+    tol = len(core) // 2 + 20
+    groups: list[tuple[int, float, int, int]] = []  # (-distinct anchors, -rarity, lo, hi)
+    i = 0
+    while i < len(votes):
+        j = i
+        seen: dict[int, float] = {}
+        while j < len(votes) and votes[j][0] - votes[i][0] <= tol:
+            seen[votes[j][1]] = votes[j][2]
+            j += 1
+        groups.append((-len(seen), -sum(seen.values()), votes[i][0], votes[j - 1][0]))
+        i = j
+    groups.sort()
+    return [(lo, hi) for _, _, lo, hi in groups[:3]]
+
+
+class _Quote(NamedTuple):
+    """The quote as typed, prepared, and where its core starts in that preparation: to look at
+    the writer's own characters (a hyphen, a line break) behind a token."""
+
+    prepared: Prepared
+    offset: int
+
+
+class _Candidate(NamedTuple):
+    ns: int
+    ne: int
+    score: float
+    differences: tuple[str, ...]
+    tolerated: tuple[str, ...]
+
+
+def _candidate(
+    prepared: Prepared,
+    core: str,
+    lo_est: int,
+    hi_est: int,
+    quote: _Quote | None,
+    qt: list[_Tok] | None = None,
+) -> _Candidate | None:
+    """``qt``: ``_tokens(core)``, if the caller has it already."""
+    norm = prepared.norm
+    pad = len(core) // 4 + 16
+    ws, we = max(0, lo_est - pad), min(len(norm), hi_est + len(core) + pad)
+    if we <= ws:
+        return None
+    if len(core) <= PRECISE_ALIGN_CHARS:
+        al = fuzz.partial_ratio_alignment(core, norm[ws:we])
+        if al is None:
+            return None
+        rs = max(0, ws + al.dest_start - 12)
+        re_ = min(len(norm), ws + al.dest_end + 12)
+    else:
+        # a long quote's anchors place it well enough; the token alignment does the rest
+        rs = max(0, lo_est - 12)
+        re_ = min(len(norm), hi_est + len(core) + 12)
+    while rs > 0 and norm[rs - 1] != " ":
+        rs -= 1
+    while re_ < len(norm) and norm[re_] != " ":
+        re_ += 1
+    if qt is None:
+        qt = _tokens(core)
+    ct = _tokens(norm, rs, re_)
+    if not qt or not ct:
+        return None
+    qk = [t.key for t in qt]
+    sm = SequenceMatcher(None, qk, [t.key for t in ct], autojunk=False)
+    blocks = [b for b in sm.get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    i0, j0 = blocks[0].a, blocks[0].b
+    last = blocks[-1]
+    i1, j1 = last.a + last.size, last.b + last.size
+    # Unmatched words at either end of the quote stand for some source words there: how many
+    # is decided by whichever reading leaves the fewest differences.
+    head, tail_n = i0, len(qt) - i1
+    js_opts = list(range(max(0, j0 - head), j0 + 1)) if head <= 3 else [max(0, j0 - head)]
+    # the quote's first word may also stand a little later ("Web Standards\n\nWeb standards")
+    js_opts += [j for j in range(j0 + 1, min(len(ct), j0 + 6)) if ct[j].key == qk[0]]
+    je_opts = (
+        list(range(j1, min(len(ct), j1 + tail_n) + 1))
+        if tail_n <= 3
+        else [min(len(ct), j1 + tail_n)]
+    )
+    best: tuple[int, int, list[str], list[str]] | None = None
+    je0 = je_opts[-1]
+    for js in js_opts:  # the start first, with the widest end; then the end
+        if js >= je0:
+            continue
+        d, tol = _judge_tokens(core, qt, prepared, ct[js:je0], quote)
+        if best is None or len(d) < len(best[2]):
+            best = (js, je0, d, tol)
+    assert best is not None
+    for je in je_opts[:-1]:
+        if je <= best[0]:
+            continue
+        d, tol = _judge_tokens(core, qt, prepared, ct[best[0] : je], quote)
+        if len(d) < len(best[2]):
+            best = (best[0], je, d, tol)
+    assert best is not None
+    js, je, diffs, tolerated = best
+    span = ct[js:je]
+    ns, ne = span[0].start, span[-1].end
+    score = fuzz.ratio(core, norm[ns:ne])
+    return _Candidate(ns, ne, float(score), tuple(diffs), tuple(tolerated))
+
+
+def _judge_tokens(
+    core: str, qt: list[_Tok], prepared: Prepared, ct: list[_Tok], quote: _Quote | None
+) -> tuple[list[str], list[str]]:
+    """Every token-level difference between quote and candidate, except formatting."""
+    norm = prepared.norm
+    diffs: list[str] = []
+    tolerated: list[str] = []
+    sm = SequenceMatcher(None, [t.key for t in qt], [t.key for t in ct], autojunk=False)
+    for tag, a1, a2, b1, b2 in sm.get_opcodes():
+        if tag == "equal":
+            for q, c in zip(qt[a1:a2], ct[b1:b2], strict=True):
+                if q.raw != c.raw and _acronym_case(q.raw, c.raw):
+                    diffs.append(f"source says '{c.raw}', quote says '{q.raw}' (a name)")
+            continue
+        if not ct:
+            diffs.append(f"quote says '{core}', source has nothing there")
+            break
+        qs = core[qt[a1].start : qt[a2 - 1].end] if a2 > a1 else ""
+        ss = norm[ct[b1].start : ct[b2 - 1].end] if b2 > b1 else ""
+        qtoks, stoks = qt[a1:a2], ct[b1:b2]
+        if qtoks and stoks and _same_letters(qtoks, stoks, prepared, quote):
+            tolerated.append(f"source has '{ss}', quote has '{qs}' (spacing or hyphenation)")
+            continue
+        what = _what(qtoks, stoks)
+        if not qtoks:
+            diffs.append(f"source says '{ss}', quote leaves it out{what}")
+        elif not stoks:
+            diffs.append(f"quote says '{qs}', source has nothing there{what}")
+        else:
+            diffs.append(f"source says '{ss}', quote says '{qs}'{what}")
+    return diffs, tolerated
+
+
+def _acronym_case(a: str, b: str) -> bool:
+    """Case is formatting, except where it makes the word: "US"/"us", "WHO"/"who", RFC "NOT"."""
+    return (
+        len(a) > 1
+        and len(b) > 1
+        and a.isupper() != b.isupper()
+        and (a.isupper() or b.isupper())
+        and not (a[0].isupper() and b[0].isupper() and (a[1:].islower() or b[1:].islower()))
+    )
+
+
+def _same_letters(
+    qtoks: list[_Tok], stoks: list[_Tok], prepared: Prepared, quote: _Quote | None
+) -> bool:
+    """The same letters, split or joined differently ("data base"/"database"): formatting when
+    a hyphen or line break is there in either original, or when no piece of the split form is
+    a little word of its own ("a part" is not "apart", "may be" is not "maybe"; "classi fication"
+    from a PDF is "classification")."""
+    if any(t.kind != "word" for t in qtoks + stoks):
+        return False
+    if "".join(t.key for t in qtoks) != "".join(t.key for t in stoks):
+        return False
+    split = qtoks if len(qtoks) > len(stoks) else stoks
+    if any(_is_negation(t.key) and t.key != "non" for t in qtoks + stoks):
+        return False  # "not able" is not "notable", "nowhere" is not "now here" ("non" is a prefix)
+    a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
+    if _JOIN_MARKS.search(prepared.text, a, b) and (
+        split is stoks or _cuts_at_marks(qtoks, prepared.text[a:b])
+    ):
+        return True  # the source's hyphen or dash (a line break alone is a space: see below)
+    if quote is not None:
+        qp, off = quote
+        a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
+        if "\u00ad" in qp.text[a:b]:
+            return True  # the quote's own soft hyphen (its hyphens must be the source's)
+    if any(t.key in STOPWORDS for t in split):
+        return False
+    vocab = _vocabulary(prepared)
+    if split is stoks:
+        # the source's split ("data base") joined by the quote: honest unless that makes a
+        # word the text has elsewhere ("parle" for "par le")
+        return "".join(t.key for t in split) not in vocab
+    # the quote's pieces each a word of their own: a different word ("now here"), not the
+    # quote's copy of an extraction's split ("classi fication")
+    return not all(t.key in vocab for t in split)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _cuts_at_marks(qtoks: list[_Tok], source: str) -> bool:
+    """Whether the quote splits the source's word only where the source has its hyphen or
+    line-break hyphen ("Außenwin-\nkel" may be "Außenwin kel", not "Außen winkel")."""
+    cuts: set[int] = set()
+    n = 0
+    for ch in source:
+        if ch.isalnum() or ch in "'\u2019":
+            n += 1
+        elif _JOIN_MARKS.match(ch):
+            cuts.add(n)
+    at = 0
+    for t in qtoks[:-1]:
+        at += len(t.key)
+        if at not in cuts:
+            return False
+    return True
+
+
+def _vocabulary(prepared: Prepared) -> frozenset[str]:
+    """The words of the text (lower case), to tell a real word from a piece of a split one."""
+    got = prepared.cache.get("vocabulary")
+    if got is None:
+        got = prepared.cache["vocabulary"] = frozenset(_LETTERS.findall(_lowered(prepared)))
+    return got  # type: ignore[no-any-return]
+
+
+_NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non")
+
+
+def _what(qtoks: list[_Tok], stoks: list[_Tok]) -> str:
+    """What kind of change it is, for the writer's message (all of them refuse)."""
+    toks = qtoks + stoks
+    if any(t.kind == "num" for t in toks):
+        return " (a number)"
+    if any(t.kind == "sym" for t in toks):
+        return " (a unit or symbol)"
+    if any(_is_negation(t.key) for t in toks):
+        return " (a negation)"
+    if len(qtoks) == 1 and len(stoks) == 1:
+        a, b = qtoks[0].key, stoks[0].key
+        short, long_ = sorted((a, b), key=len)
+        if any(long_ == p + short for p in _NEG_PREFIXES):
+            return " (a negation)"
+    if all(t.key in STOPWORDS for t in toks):
+        return ""
+    if any(t.raw[:1].isupper() for t in toks):
+        return " (a name)"
+    return " (a word)"
+
+
+def _best_candidate(prepared: Prepared, core: str, quote: _Quote | None = None) -> list[_Candidate]:
+    cands = []
+    clusters = _clusters(prepared, core)
+    whole = len(prepared.norm) <= 200_000 and len(core) <= 400
+    qt = _tokens(core) if clusters or whole else []
+    for lo, hi in clusters:
+        c = _candidate(prepared, core, lo, hi, quote, qt)
+        if c is not None:
+            cands.append(c)
+    if not cands and whole:
+        # Nothing verbatim to anchor on: one alignment over the whole text, for the message.
+        c = _candidate(prepared, core, 0, max(0, len(prepared.norm) - len(core)), quote, qt)
+        if c is not None:
+            cands.append(c)
+    cands.sort(key=lambda c: (len(c.differences), -c.score))
+    return cands
+
+
+def _fuzzy(prepared: Prepared, raw: str, core: str, tail: str, hint: int | None) -> LocateResult:
+    qp = prepare(raw)
+    cands = _best_candidate(prepared, core, _Quote(qp, max(0, qp.norm.find(core))))
+    accepted = [c for c in cands if not c.differences]
+    if accepted:
+        best = accepted[0]
+        note = "tolerated: " + "; ".join(best.tolerated) if best.tolerated else None
+        ns, ne = _with_edge_punct(prepared.norm, core, best.ns, best.ne)
+        return _found(
+            prepared,
+            [(ns, ne)],
+            "",
+            tail,
+            hint,
+            "fuzzy",
+            score=round(best.score / 100, 4),
+            reason=note,
+        )
+    return _refused_with(prepared, cands, "the quote is not in the source")
+
+
+def _with_edge_punct(norm: str, core: str, ns: int, ne: int) -> tuple[int, int]:
+    """Tokens leave out punctuation; take in the quote's own opening/closing marks ("(", ")")
+    where the source has them right there."""
+    lead = core[: len(core) - len(core.lstrip("([{\"'"))]
+    for ch in reversed(lead):
+        if ns > 0 and norm[ns - 1] == ch:
+            ns -= 1
+        else:
+            break
+    trail = core[len(core.rstrip(")]}\"'!?")) :]
+    for ch in trail:
+        if ne < len(norm) and norm[ne] == ch:
+            ne += 1
+        else:
+            break
+    return ns, ne
+
+
+def _refusal(prepared: Prepared, core: str, reason: str) -> LocateResult:
+    """A refusal that still names the nearest passage, so the writer can see what differs."""
+    if not 3 <= len(core.split()) <= MAX_FUZZY_WORDS:
+        return LocateResult(found=False, reason=reason)
+    return _refused_with(prepared, _best_candidate(prepared, core), reason)
+
+
+def _refused_with(prepared: Prepared, cands: list[_Candidate], reason: str) -> LocateResult:
+    if not cands or cands[0].score < 50:
+        return LocateResult(found=False, reason=reason + "; no passage resembles it")
+    best = cands[0]
+    cs, ce = prepared.orig_span(best.ns, best.ne)
+    return LocateResult(
+        found=False,
+        candidate=prepared.text[cs:ce],
+        score=round(best.score / 100, 4),
+        differences=best.differences,
+        reason=reason,
+    )

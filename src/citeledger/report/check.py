@@ -1,0 +1,192 @@
+"""``citeledger check``: the filter's judgement, offline, for CI and Makefiles.
+
+It parses each document with the same pandoc the build uses, finds citations with the same walk
+as the filter (``citations.find_citations``) and judges them with the same ``Judge``, so a
+document that passes ``check`` renders without breakdowns, and vice versa. Never touches the
+network.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from citeledger.build.deep import loads as deep_loads
+from citeledger.build.deep import run_deep
+from citeledger.build.options import Options, read_options
+from citeledger.confine import confine
+from citeledger.errors import CiteledgerError
+from citeledger.inert import visible
+from citeledger.inputs import file_kind
+from citeledger.judge import Judge
+from citeledger.ledger.store import load_ledger
+from citeledger.model import Ledger
+from citeledger.report.summary import Entry, build_report, summary_text
+
+_READERS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".qmd": "markdown",
+    ".rmd": "markdown",
+    ".txt": "markdown",
+    ".tex": "latex",
+    ".rst": "rst",
+    ".org": "org",
+    ".docx": "docx",
+    ".html": "html",
+    ".ipynb": "ipynb",
+    ".typ": "typst",
+}
+
+
+# Formats a build writes: a citation in them is formatted text, no longer a pandoc Cite.
+_BUILT_OUTPUTS = frozenset({".docx", ".html", ".htm", ".odt", ".pdf", ".epub"})
+
+
+def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
+    import pypandoc
+
+    path = Path(doc)
+    kind = file_kind(path)
+    if kind == "missing":
+        raise CiteledgerError("document not found", file=doc, fix="check the path")
+    if kind is not None:
+        raise CiteledgerError(
+            f"the document path is {kind}, not a file", file=doc, fix="give a document file"
+        )
+    reader = from_format or _READERS.get(path.suffix.lower(), "markdown")
+    proc = subprocess.run(
+        [pypandoc.get_pandoc_path(), "-f", reader, "-t", "json", str(path)],
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["pandoc failed"]
+        raise CiteledgerError(f"pandoc could not read it: {msg[0]}", file=doc)
+    result: dict[str, Any] = deep_loads(proc.stdout, file=doc)
+    return result
+
+
+def ledger_for(
+    doc: str, opts: Options, explicit: str | None, *, allow_outside: bool = False
+) -> str:
+    """--ledger; else the document's ``citeledger.ledger`` (relative to the document, and inside
+    the project: the current directory or the document's folder, unless ``allow_outside``); else
+    ``CITELEDGER_LEDGER`` (relative to the current directory, as the filter reads it); else
+    ``citeledger.yaml`` beside the document."""
+    if explicit:
+        return explicit
+    base = Path(doc).resolve().parent
+    if opts.ledger_from_document:
+        path = base / Path(opts.ledger).expanduser()
+        confine(
+            path,
+            [Path.cwd(), base],
+            named_by="its citeledger.ledger",
+            what="a ledger",
+            allow=allow_outside or opts.allow_outside,
+            file=doc,
+        )
+        return str(path)
+    if opts.ledger_given:
+        return str(opts.ledger_path())
+    return str(base / "citeledger.yaml")
+
+
+def run_check(docs: Sequence[str], **options: Any) -> int:
+    """``check``, in a thread whose stack fits any document pandoc reads (``deep``)."""
+    return run_deep(lambda: _run_check(docs, **options))
+
+
+def _run_check(
+    docs: Sequence[str],
+    *,
+    ledger: str | None = None,
+    json_out: str | None = None,
+    warn_only: bool = False,
+    min_coverage: float | None = None,
+    audience: str | None = None,
+    from_format: str | None = None,
+    quiet: bool = False,
+    trusted_keys: Sequence[str] = (),
+    require_signature: bool = False,
+    allow_outside: bool = False,
+) -> int:
+    if min_coverage is not None and not 0 <= min_coverage <= 1:
+        raise CiteledgerError(
+            f"--min-coverage {min_coverage:g} is not a share between 0 and 1",
+            fix="write e.g. --min-coverage 0.6 for 60% of prose sentences",
+        )
+    from citeledger.build.citations import find_citations
+    from citeledger.report.coverage import compute_coverage
+
+    entries: list[Entry] = []
+    judges: dict[tuple[str, str | None], Judge] = {}
+    cov_total = {"prose_sentences": 0, "with_provenance": 0, "unverified": 0}
+    without: list[str] = []
+    warnings: list[str] = []
+    for doc in docs:
+        doc_json = pandoc_json(doc, from_format)
+        opts = read_options(doc_json.get("meta", {}))  # the filter's options, the same way
+        lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
+        who = audience or opts.audience
+        judge = judges.get((lpath, who))
+        if judge is None:
+            led: Ledger = load_ledger(lpath)
+            judge = Judge(
+                led,
+                audience=who,
+                trusted_keys=(*opts.trusted_keys, *trusted_keys),
+                require_signature=require_signature or opts.require_signature,
+            )
+            judges[(lpath, who)] = judge
+        found_here = find_citations(doc_json)
+        if not found_here and Path(doc).suffix.lower() in _BUILT_OUTPUTS:
+            raise CiteledgerError(
+                "no pandoc citations in it: a built document has none left to judge",
+                file=doc,
+                fix="run check on the source document (the Markdown), not on the output",
+            )
+        for found in found_here:
+            entries.append(Entry(doc, found.ref, judge.judge(found.ref), judge.reader))
+        cov = compute_coverage(doc_json)
+        cov_total["prose_sentences"] += cov.prose_sentences
+        cov_total["with_provenance"] += cov.with_provenance
+        cov_total["unverified"] += cov.unverified
+        without.extend(cov.without_provenance)
+    for judge in judges.values():
+        warnings.extend(judge.warnings)
+    n = cov_total["prose_sentences"]
+    coverage: dict[str, Any] = {
+        **cov_total,
+        "ratio": (cov_total["with_provenance"] / n) if n else None,
+        "without_provenance": without,
+    }
+    report = build_report(entries, coverage, warnings)
+    for w in warnings:
+        print(visible(f"[WARNING] citeledger: {w}"), file=sys.stderr)
+    if json_out and json_out != "-":
+        Path(json_out).write_text(
+            json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    # With --json - the report owns stdout; the readable summary goes to stderr.
+    summary_stream = sys.stderr if json_out == "-" else sys.stdout
+    print(visible(summary_text(report, quiet=quiet)), file=summary_stream)
+    if json_out == "-":
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    code = 0
+    if any(e.judgement.is_breakdown for e in entries) and not warn_only:
+        code = 1
+    ratio = coverage["ratio"]
+    if min_coverage is not None and ratio is not None and ratio < min_coverage:
+        print(
+            f"citeledger: coverage {ratio:.0%} is below --min-coverage {min_coverage:.0%}",
+            file=sys.stderr,
+        )
+        code = 1
+    return code

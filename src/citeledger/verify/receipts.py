@@ -1,0 +1,308 @@
+"""Turning one retrieval into receipts: extract → locate → receipt, one per quote.
+
+This is the middle of the verify act, kept free of the network so it can be tested with values:
+``verify`` hands it a finished ``Retrieval`` (or the error that ended one) and writes what it
+returns. The source's words in a receipt are always cut mechanically from the extracted text at
+the located span — never the writer's typing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeledger import __version__
+from citeledger.errors import ExtractError
+from citeledger.evidence.registry import metadata_mismatch as _mismatch
+from citeledger.evidence.registry import retraction_of
+from citeledger.evidence.store import EvidenceStore, StoredEvidence, sha256_hex, utc_now
+from citeledger.model import Extracted, LocateResult, Quote, Receipt, Retrieval, Source
+
+TOOL = f"citeledger {__version__}"
+CONTEXT_CHARS = 32
+
+
+def failure_receipts(
+    source: Source,
+    reason: str,
+    retrieved_at: str | None = None,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    outcome: str = "unretrievable",
+) -> list[tuple[int, Receipt]]:
+    """Every quote of the source gets an ``unretrievable`` (or, on recheck, ``gone``) receipt
+    carrying the precise reason.
+
+    The registry's metadata still counts: a paywalled paper that was retracted is retracted.
+    """
+    at = retrieved_at or utc_now()
+    extra = _metadata_fields(source, metadata)
+    return [
+        (
+            i,
+            Receipt(
+                outcome=outcome,
+                identifier=str(source.identifier),
+                retrieved_at=at,
+                tool=TOOL,
+                writer_quote_sha256=sha256_hex(q.text),
+                reason=reason,
+                **extra,
+            ),
+        )
+        for i, q in enumerate(source.quotes)
+    ]
+
+
+def _metadata_fields(source: Source, metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not metadata:
+        return {}
+    return {
+        "metadata": dict(metadata),
+        "metadata_mismatch": metadata_mismatch(source, metadata),
+        "retracted": retraction_of(metadata),
+    }
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What extraction and locating made of one body: all a worker process hands back."""
+
+    extracted: Extracted | None
+    reason: str | None  # why there is no text of the work, when there is none
+    located: Mapping[tuple[str, int | None], LocateResult] = field(default_factory=dict)
+
+
+def quote_hint(quote: Quote) -> int | None:
+    """Where the quote was last found: the locator looks there first."""
+    return quote.last_found.char_start if quote.last_found else None
+
+
+def analyse(
+    body: bytes,
+    content_type: str | None,
+    url: str | None,
+    status: int | None,
+    quotes: Sequence[tuple[str, int | None]] = (),
+    max_inflated: int | None = None,
+) -> Analysis:
+    """Extract the text of the work and locate each (quote, hint) in it. Pure: a worker runs it."""
+    from citeledger.extract.dispatch import extract, no_work_reason
+    from citeledger.locate.locator import locate_prepared, prepare
+
+    extracted: Extracted | None = None
+    reason: str | None = None
+    try:
+        extra = {} if max_inflated is None else {"max_inflated": max_inflated}
+        extracted = extract(body, content_type, url, **extra)
+    except ExtractError as exc:
+        reason = f"no text of the work: {exc.message}"
+    if extracted is not None:
+        reason = no_work_reason(extracted, status)
+    located: dict[tuple[str, int | None], LocateResult] = {}
+    if extracted is not None and reason is None and quotes:
+        prepared = prepare(extracted.text)
+        for text, hint in quotes:
+            located[(text, hint)] = locate_prepared(
+                prepared, text, page_starts=extracted.page_starts, hint=hint
+            )
+    return Analysis(extracted, reason, located)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One retrieval, extracted and stored once, however many sources share its identifier."""
+
+    retrieval: Retrieval
+    stored: StoredEvidence
+    extracted: Extracted | None
+    prepared: Any  # locate.Prepared: the text normalised once for every quote, or None
+    reason: str | None  # why there is no text of the work, when there is none
+    located: Mapping[tuple[str, int | None], LocateResult] = field(default_factory=dict)
+
+    def locate(self, prepared: Any, quote: str, *, page_starts: Any, hint: int | None) -> Any:
+        """The worker's result for this quote; located here only for a quote it was not given."""
+        found = self.located.get((quote, hint))
+        if found is not None:
+            return found
+        from citeledger.locate.locator import locate_prepared, prepare
+
+        assert self.extracted is not None
+        if prepared is None:
+            prepared = prepare(self.extracted.text)
+        return locate_prepared(prepared, quote, page_starts=page_starts, hint=hint)
+
+
+def capture(
+    retrieval: Retrieval,
+    store: EvidenceStore,
+    sources: Sequence[Source] = (),
+    limits: Any = None,
+) -> Capture:
+    """Extract the text of the work, locate the quotes of ``sources`` and store the evidence.
+
+    With ``limits`` (``bounded.Limits``) extraction and locating run in a worker process under
+    them, and a source over a limit has no text of the work, the limit named as the reason.
+    """
+    from citeledger.locate.locator import prepare
+
+    args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
+    if limits is None:
+        work = analyse(*args)
+        prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
+    else:
+        from citeledger.verify.bounded import run_bounded
+
+        quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
+        try:
+            work = run_bounded(analyse, (*args, quotes, limits.max_inflated_bytes), limits)
+        except ExtractError as exc:
+            work = Analysis(None, exc.message)
+        prepared = None
+    stored = store.put(retrieval, work.extracted)
+    if work.extracted is not None and stored.text_sha256 is not None:
+        from citeledger.evidence.derivation import remember
+
+        made_by = f"{work.extracted.extractor} {work.extracted.extractor_version}"
+        remember(stored.body_sha256, made_by, stored.text_sha256)
+    return Capture(retrieval, stored, work.extracted, prepared, work.reason, work.located)
+
+
+def receipts_for_retrieval(
+    source: Source,
+    retrieval: Retrieval,
+    store: EvidenceStore,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+) -> list[tuple[int, Receipt]]:
+    """Extract, store the evidence, locate every quote and make its receipt."""
+    return receipts_for_capture(source, capture(retrieval, store), metadata=metadata)
+
+
+def receipts_for_capture(
+    source: Source,
+    cap: Capture,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    fulltext_error: str | None = None,
+) -> list[tuple[int, Receipt]]:
+    """Locate every quote of ``source`` in an already stored capture.
+
+    ``fulltext_error`` says the capture is a DOI's landing page, not the work: a quote missing
+    from it is then ``unretrievable`` (we never had the text), not ``not-found``.
+    """
+    retrieval, stored, extracted = cap.retrieval, cap.stored, cap.extracted
+    # A local file is named as the ledger names it: an absolute file:// path would publish the
+    # writer's folder layout in a shared ledger and break when the project moves.
+    where = str(source.identifier) if retrieval.reconstructed else None
+    base: dict[str, Any] = {
+        "identifier": str(source.identifier),
+        "retrieved_at": retrieval.retrieved_at,
+        "tool": TOOL,
+        "requested_url": where or retrieval.requested_url,
+        "url": where or retrieval.url,
+        "redirects": tuple(retrieval.redirects),
+        "status": retrieval.status,
+        "content_type": retrieval.content_type,
+        "body_sha256": stored.body_sha256,
+        "evidence": stored.evidence,
+        "evidence_sha256": stored.file_sha256,
+        "etag": _header(retrieval.response_headers, "etag"),
+        "last_modified": _header(retrieval.response_headers, "last-modified"),
+        "fulltext_error": fulltext_error,
+    }
+    base.update(_metadata_fields(source, metadata or retrieval.metadata))
+    if cap.reason is not None or extracted is None:
+        return [
+            (
+                i,
+                Receipt(
+                    outcome="unretrievable",
+                    writer_quote_sha256=sha256_hex(q.text),
+                    reason=cap.reason or "no text of the work",
+                    **base,
+                ),
+            )
+            for i, q in enumerate(source.quotes)
+        ]
+    base["extractor"] = f"{extracted.extractor} {extracted.extractor_version}"
+    base["text_sha256"] = stored.text_sha256
+    base["last_revised"] = extracted.last_revised
+    return [
+        (i, _quote_receipt(q, extracted, cap.prepared, base, cap.locate))
+        for i, q in enumerate(source.quotes)
+    ]
+
+
+def _quote_receipt(
+    quote: Quote, extracted: Extracted, prepared: Any, base: Mapping[str, Any], locate_prepared: Any
+) -> Receipt:
+    hint = quote_hint(quote)
+    result = locate_prepared(prepared, quote.text, page_starts=extracted.page_starts, hint=hint)
+    writer_sha = sha256_hex(quote.text)
+    not_found = not result.found or result.char_start is None or result.char_end is None
+    if not_found and base.get("fulltext_error"):
+        return Receipt(
+            outcome="unretrievable",
+            writer_quote_sha256=writer_sha,
+            reason=f"no text of the work: {base['fulltext_error']}",
+            **base,
+        )
+    if not_found:
+        return Receipt(
+            outcome="not-found",
+            writer_quote_sha256=writer_sha,
+            reason=result.reason,
+            candidate=result.candidate,
+            differences=tuple(result.differences),
+            score=result.score,
+            **base,
+        )
+    text = extracted.text
+    start, end = result.char_start, result.char_end
+    words = text[start:end]
+    return Receipt(
+        outcome="found",
+        writer_quote_sha256=writer_sha,
+        page=extracted.page_of(start),
+        char_start=start,
+        char_end=end,
+        quote=words,
+        quote_sha256=sha256_hex(words),
+        prefix=text[max(0, start - CONTEXT_CHARS) : start],
+        suffix=text[end : end + CONTEXT_CHARS],
+        match=result.match,
+        score=result.score,
+        edits=tuple(result.edits),
+        reason="the passage occurs more than once in the source" if result.ambiguous else None,
+        **base,
+    )
+
+
+def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
+    for k, v in headers:
+        if k.lower() == name:
+            return v
+    return None
+
+
+def metadata_mismatch(source: Source, metadata: Mapping[str, Any]) -> str | None:
+    """The registry's title versus the ledger's (one rule, in ``registry_answer``)."""
+    return _mismatch(str(source.csl.get("title") or ""), metadata)
+
+
+def sign_receipts(receipts: list[tuple[int, Receipt]], signer: Any) -> list[tuple[int, Receipt]]:
+    """Each receipt signed with its evidence file's digest (``signing``); unchanged without a
+    key."""
+    if signer is None:
+        return receipts
+    import dataclasses
+
+    from citeledger.evidence.signing import payload
+
+    signed = []
+    for i, r in receipts:
+        r = dataclasses.replace(r, signed_by=signer.public, signed_at=utc_now())
+        signed.append((i, dataclasses.replace(r, signature=signer.sign(payload(r)))))
+    return signed

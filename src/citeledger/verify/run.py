@@ -1,0 +1,336 @@
+"""The verify act: retrieve → extract → locate → receipt, for every source of the ledger.
+
+The only command (with ``recheck``) that sends anything. Before it sends, it states the plan:
+which hosts, how many requests, and that only identifiers travel — never the writer's quote or
+document. On a terminal it asks; elsewhere it needs ``--yes``. Receipts are written as each
+source finishes, so an interrupted run keeps every finished receipt and leaves a valid ledger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from citeledger.atomic import remove_stale_temps
+from citeledger.confine import allowed_by, confine
+from citeledger.errors import CiteledgerError
+from citeledger.evidence import leftovers
+from citeledger.evidence.store import EvidenceStore, history_entries
+from citeledger.inert import visible
+from citeledger.ledger import store as ledger_mod
+from citeledger.model import Ledger, Receipt, Source
+from citeledger.verify.receipts import (
+    Capture,
+    capture,
+    failure_receipts,
+    receipts_for_capture,
+    sign_receipts,
+)
+
+
+@dataclass
+class Tally:
+    """The end summary: outcomes overall and per host."""
+
+    outcomes: Counter[str] = field(default_factory=Counter)
+    per_host: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(self, host: str, receipts: Sequence[Receipt]) -> None:
+        bucket = self.per_host.setdefault(host, Counter())
+        for r in receipts:
+            word = {"found": "checked", "not-found": "not found"}.get(r.outcome, r.outcome)
+            self.outcomes[word] += 1
+            bucket[word] += 1
+
+    def render(self, verb: str = "verify") -> str:
+        def fmt(c: Counter[str]) -> str:
+            return ", ".join(f"{n} {k}" for k, n in sorted(c.items())) or "nothing"
+
+        lines = [f"citeledger: {verb} finished: {fmt(self.outcomes)}"]
+        for host in sorted(self.per_host):
+            lines.append(f"  {host}: {fmt(self.per_host[host])}")
+        return "\n".join(lines)
+
+
+def select_sources(ledger: Ledger, only: Sequence[str]) -> list[Source]:
+    unknown = [k for k in only if k not in ledger.sources]
+    if unknown:
+        raise CiteledgerError(
+            f"--only names keys that are not in the ledger: {', '.join(unknown)}",
+            file=ledger.path,
+            fix="check the spelling, or add them with `citeledger add`",
+        )
+    chosen = [ledger.sources[k] for k in only] if only else list(ledger.sources.values())
+    return [s for s in chosen if s.quotes and s.withdrawn is None]
+
+
+def load_config(config_path: str | None, allow_private: bool) -> Any:
+    from citeledger.retrieve import RetrieveConfig
+
+    return RetrieveConfig.from_file(config_path, allow_private=allow_private or None)
+
+
+def _confirm(prompt: str, assume_yes: bool, out: TextIO) -> bool:
+    if assume_yes:
+        return True
+    if not sys.stdin.isatty():
+        raise CiteledgerError(
+            "verify sends requests and needs consent: not on a terminal, so nothing was sent",
+            fix="run again with --yes (or --dry-run to see the plan)",
+        )
+    out.write(prompt)
+    out.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+# A handler turns one fetch outcome (and its capture, stored once) into a source's receipts.
+Handler = Callable[[Source, Any, "Capture | None"], "tuple[list[tuple[int, Receipt]], str]"]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What distinguishes verify from recheck: which sources, and what an outcome means."""
+
+    verb: str
+    handle: Handler
+    select: Callable[[Ledger, Sequence[str]], list[Source]]
+    conditional: bool = False  # send the previous response's validators (ETag/Last-Modified)
+
+
+def run_verify(ledger_path: str, **options: Any) -> int:
+    return execute(VERIFY, ledger_path, **options)
+
+
+def execute(
+    mode: Mode,
+    ledger_path: str,
+    *,
+    only: Sequence[str] = (),
+    dry_run: bool = False,
+    assume_yes: bool = False,
+    allow_private: bool = False,
+    config_path: str | None = None,
+    out: TextIO | None = None,
+    allow_outside: bool = False,
+) -> int:
+    """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends."""
+    out = out or sys.stdout
+    from citeledger import retrieve
+
+    verb, handle, conditional = mode.verb, mode.handle, mode.conditional
+    led = ledger_mod.load_ledger(ledger_path)
+    confine(  # the evidence is written there
+        led.evidence_dir,
+        [led.root],
+        named_by="its evidence_dir",
+        what="a folder",
+        allow=allow_outside or allowed_by(),
+        file=ledger_path,
+    )
+    sources = mode.select(led, only)
+    if not sources:
+        out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
+        return 0
+    ledger_mod.refuse_shared_quotes(ledger_path, [s.key for s in sources])  # before any request
+    config = load_config(config_path, allow_private)
+    # One request per identifier: two sources citing the same page share one retrieval.
+    groups: dict[str, list[Source]] = {}
+    for s in sources:
+        groups.setdefault(str(s.identifier), []).append(s)
+    requests = [_request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()]
+    out.write(visible(retrieve.plan(requests, config).describe()) + "\n")
+    if dry_run:
+        out.write("citeledger: --dry-run: nothing was sent\n")
+        return 0
+    if not _confirm("Send these requests? [y/N] ", assume_yes, out):
+        out.write("citeledger: nothing was sent\n")
+        return 1
+    store = EvidenceStore(led.evidence_dir)
+    from citeledger.evidence.signing import load_signer
+
+    signer = load_signer()
+    limits = config.extraction_limits
+    tally = Tally()
+    heads: list[str] = []
+    with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
+
+        def on_done(outcome: Any) -> None:
+            host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
+            cap, digest = None, None
+            if outcome.retrieval is not None:  # noted first: a kill before the receipts is undone
+                digest = leftovers.note(Path(led.evidence_dir), ledger_path, outcome.retrieval.body)
+                # extracted and located in a limited worker
+                cap = capture(outcome.retrieval, store, groups[outcome.request.key], limits)
+            for source in groups[outcome.request.key]:
+                receipts, line = handle(source, outcome, cap)
+                digests = history_entries(led.evidence_dir, source.key, [r for _, r in receipts])
+                receipts = [
+                    (i, dataclasses.replace(r, history=d))
+                    for (i, r), d in zip(receipts, digests, strict=True)
+                ]
+                receipts = sign_receipts(receipts, signer)
+                _write(ledger_path, source, receipts)
+                if digests:
+                    heads.append(digests[-1])
+                tally.add(host, [r for _, r in receipts])
+                progress.line(f"  @{source.key}: {line}")
+            if digest is not None:
+                leftovers.forget(Path(led.evidence_dir), digest)
+            progress.advance()
+
+        try:
+            retrieve.fetch_all_sync(requests, config, on_done=on_done)
+        finally:
+            if heads:
+                _record_head(ledger_path, heads[-1])
+    out.write(visible(tally.render(verb)) + "\n")
+    return 0
+
+
+@contextlib.contextmanager
+def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
+    """One verify/recheck at a time per evidence store: a second run waits for the first.
+
+    The ledger's own lock keeps each write whole; this one keeps two runs from retrieving the
+    same sources at once and interleaving their receipts.
+    """
+    from filelock import FileLock, Timeout
+
+    folder = Path(led.evidence_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(folder / "run.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        out.write(f"citeledger: another verify or recheck is running here; {verb} waits\n")
+        out.flush()
+        lock.acquire()
+    try:
+        # Holding the run lock, no other verify writes here: a temp file is a killed run's.
+        remove_stale_temps(folder, older_than=0)
+        leftovers.clean_leftovers(folder)
+        yield
+    finally:
+        lock.release()
+
+
+class Progress:
+    """A progress bar on a terminal (rich); plain lines everywhere else (CI logs stay readable)."""
+
+    def __init__(self, out: TextIO, total: int, verb: str) -> None:
+        self.out = out
+        self.total = total
+        self.verb = verb
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.out is sys.stdout and sys.stdout.isatty():
+            from rich.progress import Progress as RichProgress
+
+            self._bar = RichProgress(transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(f"{self.verb}…", total=self.total)
+        return self
+
+    def line(self, text: str) -> None:
+        text = visible(text)  # a source's words, a server's reason: never a terminal's orders
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False)
+        else:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def advance(self) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def verify_outcome(
+    source: Source, outcome: Any, cap: Capture | None
+) -> tuple[list[tuple[int, Receipt]], str]:
+    if outcome.error is not None and outcome.kind == "refused-address":
+        # Nothing was sent, so nothing was learnt about the source: a receipt would only
+        # overwrite a real check with a policy refusal.
+        return [], f"NOT SENT ({outcome.error.message}); no receipt written"
+    if outcome.error is not None:
+        receipts = failure_receipts(
+            source, outcome.error.message, outcome.retrieved_at, metadata=outcome.metadata
+        )
+    elif cap is None:  # 304 Not Modified: the current receipts stand
+        return [], "unchanged since the last check (not modified)"
+    else:
+        receipts = receipts_for_capture(
+            source, cap, metadata=outcome.metadata, fulltext_error=outcome.fulltext_error
+        )
+    return receipts, describe([r for _, r in receipts])
+
+
+VERIFY = Mode("verify", verify_outcome, select_sources)
+
+
+def _request(make: Any, led: Ledger, same: Sequence[Source], conditional: bool) -> Any:
+    """What is sent: the identifier and, on a recheck, the previous response's validators.
+
+    Validators are used only when every source sharing the identifier has one from the same
+    body; otherwise a 304 could leave one of them without a fresh receipt.
+    """
+    prevs = [_previous(s) for s in same] if conditional else [None]
+    prev = prevs[0] if len({p.body_sha256 if p else None for p in prevs}) == 1 else None
+    return make(
+        identifier=same[0].identifier,
+        key=str(same[0].identifier),
+        etag=prev.etag if prev else None,
+        last_modified=prev.last_modified if prev else None,
+        root=led.root,
+        allow_files_outside=led.allow_files_outside,
+    )
+
+
+def _previous(source: Source) -> Receipt | None:
+    latest: Receipt | None = None
+    for q in source.quotes:
+        r = q.latest
+        if r is not None and r.outcome == "found":
+            latest = r
+    return latest
+
+
+def _record_head(ledger_path: str, head: str) -> None:
+    """The newest history entry this ledger has seen (evidence.history_entries): removing log
+    lines, or the whole log, is then noticed by the judgement."""
+    with ledger_mod.edit_ledger(ledger_path) as doc:
+        if "history_head" in doc or "sources" not in doc:
+            doc["history_head"] = head
+        else:  # before sources:, so that a writer's new source appended at the end stays there
+            doc.insert(list(doc).index("sources"), "history_head", head)
+
+
+def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
+    if not receipts:
+        return
+    ledger_mod.append_receipts(ledger_path, [(source.key, i, r) for i, r in receipts])
+
+
+def describe(receipts: Sequence[Receipt]) -> str:
+    words = []
+    for r in receipts:
+        if r.outcome == "found":
+            words.append(f"found ({r.match}{', page ' + str(r.page) if r.page else ''})")
+        elif r.outcome == "not-found":
+            detail = "; ".join(r.differences) if r.differences else "no matching passage"
+            words.append(f"NOT FOUND ({detail})")
+        else:
+            words.append(f"UNRETRIEVABLE ({r.reason})")
+    return "; ".join(words)
