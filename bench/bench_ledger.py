@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from citeledger.ledger.store import append_receipt, append_receipts, load_ledger
+from citeledger.ledger import append_receipt, append_receipts, load_ledger
 from citeledger.ledger.yamlnodes import Loader, compose
 
 

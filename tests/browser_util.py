@@ -14,8 +14,8 @@ reader surface must load nothing from the network. The browser is Debian's ``/us
 driven by Playwright with a fresh profile; never ``playwright install``.
 
 ``build_sample(folder, pandoc)`` makes a small page that follows the contract (claims, flags,
-callouts, the audit of ``citeledger.report.audit`` and evidence pages from real receipts), so the check
-itself is tested before the filter produces it.
+callouts, the audit of ``citeledger.report.audit`` and evidence pages from real receipts), so
+the check itself is tested before the filter produces it.
 
 Run on the demo output, also writing the screenshot for the docs:
 

@@ -19,7 +19,7 @@ from citeledger.errors import CiteledgerError, ExtractError
 from citeledger.extract.dispatch import extract
 from citeledger.extract.html import MAX_DOM_DEPTH, cap_depth, decode_html, extract_html
 from citeledger.extract.pdf import MB, check_inflated_size, extract_pdf
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 from citeledger.model import Receipt
 from citeledger.retrieve import RetrieveConfig
 from citeledger.verify.bounded import LimitExceeded, Limits, run_bounded

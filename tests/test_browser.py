@@ -1,9 +1,9 @@
 """In a real headless Chromium, a reader can follow every promise: flag → audit → claim → evidence.
 
 The page under test is built here with the bundled pandoc from a document that follows the ids
-contract of ``citeledger.report.audit`` (claim span, flag, callout, audit table) and links to evidence
-pages written by ``citeledger.evidence.publish`` from real receipts. Broken variants of the same
-page must fail, so the assertion is known to bite. When ``make demo`` has built
+contract of ``citeledger.report.audit`` (claim span, flag, callout, audit table) and links to
+evidence pages written by ``citeledger.evidence.publish`` from real receipts. Broken variants
+of the same page must fail, so the assertion is known to bite. When ``make demo`` has built
 ``examples/standing-case/out/chapter.html``, the same check runs on it.
 """
 

@@ -22,7 +22,7 @@ from citeledger.evidence.page import render_evidence_page
 from citeledger.evidence.publish import EvidencePageSet
 from citeledger.evidence.store import EvidenceReader
 from citeledger.judge import Judge
-from citeledger.ledger.store import (
+from citeledger.ledger import (
     append_receipt,
     load_ledger,
     receipt_from_mapping,

@@ -23,7 +23,7 @@ from citeledger.evidence.publish import (
 )
 from citeledger.evidence.store import EvidenceReader, EvidenceStore
 from citeledger.judge import Judge
-from citeledger.ledger.store import append_receipts, load_ledger
+from citeledger.ledger import append_receipts, load_ledger
 from citeledger.model import CitationRef, Retrieval, State
 from citeledger.verify.receipts import receipts_for_retrieval
 

@@ -489,7 +489,7 @@ def test_an_element_cannot_widen_the_audience() -> None:
 
 
 def test_audit_section_follows_the_ids_contract_of_citeledger_audit() -> None:
-    """claim ↔ audit row ↔ flag, with the ids ``citeledger.report.audit`` and the browser test use."""
+    """claim ↔ audit row ↔ flag: the ids of ``citeledger.report.audit``, as the browser test."""
     raw = pandoc_bytes(
         "A [@st-checked]. B [@st-withdrawn]. C.^[@st-stale]\n", "-M", "citeledger.audit=true"
     )

@@ -16,7 +16,7 @@ import netserver as ns
 from citeledger.cli import main
 from citeledger.evidence.store import EvidenceStore
 from citeledger.judge import Judge
-from citeledger.ledger.store import append_receipts, load_ledger
+from citeledger.ledger import append_receipts, load_ledger
 from citeledger.locate.locator import prepare
 from citeledger.model import CitationRef, Extracted, Ledger, Receipt, Retrieval, State
 from citeledger.verify.receipts import Capture, receipts_for_capture

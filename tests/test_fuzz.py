@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from citeledger.build.filter import main as filter_main
 from citeledger.errors import LedgerError
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 
 EXAMPLES = int(os.environ.get("CITELEDGER_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))

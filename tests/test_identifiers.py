@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citeledger.errors import LedgerError
+from citeledger.ledger import load_ledger
 from citeledger.ledger.identifiers import (
     IdentifierError,
     arxiv_version,
@@ -19,7 +20,6 @@ from citeledger.ledger.identifiers import (
     validate_isbn,
     validate_url,
 )
-from citeledger.ledger.store import load_ledger
 from citeledger.model import Identifier
 from citeledger.retrieve import plan
 

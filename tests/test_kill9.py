@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 
 SOURCES = 24
 TRIALS = 5
@@ -78,7 +78,7 @@ def test_the_run_after_a_sigkill_leaves_nothing_behind(tmp_path: Path) -> None:
 
 _KILL_AT_THIRD_WRITE = """
 import os, signal, sys
-import citeledger.ledger.store as ledger
+import citeledger.ledger as ledger
 from citeledger.cli import main
 
 calls = []

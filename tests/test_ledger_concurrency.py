@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.ledger.store import append_receipt, load_ledger
+from citeledger.ledger import append_receipt, load_ledger
 
 pytestmark = pytest.mark.slow  # real processes racing, killed mid-write
 
@@ -69,7 +69,7 @@ def wait_for(path: Path, proc: subprocess.Popen[bytes], timeout: float = 30.0) -
 STALLED_WRITER = """
 import os, sys, time
 from pathlib import Path
-import citeledger.ledger.store as ledger
+import citeledger.ledger as ledger
 
 marker, where = Path(sys.argv[2]), sys.argv[3]
 
@@ -113,7 +113,7 @@ def test_a_writer_killed_mid_write_leaves_the_ledger_valid(
 LOOPING_WRITER = """
 import sys
 from pathlib import Path
-from citeledger.ledger.store import append_receipt
+from citeledger.ledger import append_receipt
 for i in range(10_000):
     append_receipt(sys.argv[1], "a", i % 2, {
         "outcome": "found", "identifier": "doi:10.1234/a",

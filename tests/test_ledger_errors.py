@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from citeledger.errors import LedgerError
-from citeledger.ledger import yamlnodes
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger, yamlnodes
 
 BAD = Path(__file__).parent / "data" / "ledgers"
 FIXTURES = sorted(BAD.glob("*.yaml"))

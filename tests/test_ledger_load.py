@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeledger.ledger import yamlnodes
-from citeledger.ledger.store import is_citation_key, load_ledger
+from citeledger.ledger import is_citation_key, load_ledger, yamlnodes
 from citeledger.model import Identifier, Receipt
 
 SPEC_EXAMPLE = """\
@@ -304,7 +303,7 @@ def test_pure_python_parser_gives_the_same_ledger(
 def test_reading_does_not_import_the_writer_machinery(spec: Path) -> None:
     """Every build reads the ledger; it must not pay for ruamel.yaml or the lock."""
     code = (
-        "import sys; from citeledger.ledger.store import load_ledger; "
+        "import sys; from citeledger.ledger import load_ledger; "
         f"load_ledger({str(spec)!r}); "
         "print(sorted(m for m in ('ruamel.yaml',) if m in sys.modules))"
     )

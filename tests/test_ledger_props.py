@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeledger.ledger.store import (
+from citeledger.ledger import (
     CSL_VARIABLES,
     append_receipt,
     load_ledger,

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeledger.errors import LedgerError
-from citeledger.ledger.store import (
+from citeledger.ledger import (
     add_source,
     append_receipts,
     load_ledger,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from citeledger.errors import LedgerError
-from citeledger.ledger.store import (
+from citeledger.ledger import (
     add_source,
     append_receipt,
     append_receipts,

@@ -8,7 +8,7 @@ import pytest
 
 from citeledger.cli import main
 from citeledger.judge import Judge
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 
 DATA = Path(__file__).resolve().parent / "data" / "record"

@@ -13,7 +13,7 @@ from citeledger.cli import main
 from citeledger.evidence.store import EvidenceStore, utc_now
 from citeledger.extract.dispatch import extract
 from citeledger.judge import Judge
-from citeledger.ledger.store import append_receipts, load_ledger
+from citeledger.ledger import append_receipts, load_ledger
 from citeledger.locate.locator import prepare
 from citeledger.model import CitationRef, Identifier, Retrieval, State
 from citeledger.verify.receipts import Capture, receipts_for_capture

@@ -22,7 +22,7 @@ from helpers import PANDOC, venv_env
 import netserver as ns
 from citeledger.cli import main
 from citeledger.judge import Judge
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 
 netserver = ns.netserver

@@ -19,7 +19,7 @@ import pytest
 import netserver as ns
 from citeledger.cli import main
 from citeledger.judge import Judge
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 from conftest import CORPUS
 

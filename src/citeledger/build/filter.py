@@ -120,7 +120,7 @@ class LedgerJudges:
 
     def __call__(self, options: Options) -> Judging:
         from citeledger.judge import Judge
-        from citeledger.ledger.store import load_ledger
+        from citeledger.ledger import load_ledger
 
         path = options.ledger_path(self.cwd)
         if options.ledger_from_document:  # a stranger's document may name /etc/passwd

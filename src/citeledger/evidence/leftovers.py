@@ -69,7 +69,7 @@ def forget(folder: Path, digest: str) -> None:
 def clean_leftovers(folder: Path) -> list[Path]:
     """Remove the evidence files of an earlier, killed run that no receipt names (see above)."""
     from citeledger.errors import CiteledgerError
-    from citeledger.ledger.store import load_ledger
+    from citeledger.ledger import load_ledger
 
     removed: list[Path] = []
     for entry in _entries(folder):

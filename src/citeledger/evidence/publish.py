@@ -254,7 +254,7 @@ def build_evidence_pages(
     audience: str | None = None,
 ) -> EvidencePages:
     """Judge every quote of every source, write its page and the index; print nothing."""
-    from citeledger.ledger.store import load_ledger
+    from citeledger.ledger import load_ledger
 
     ledger = load_ledger(ledger_path)
     reader = EvidenceReader(ledger.evidence_dir)

@@ -1,1 +1,49 @@
-"""ledger"""
+"""The writer's ledger: sources, quotes, withdrawals and the tool's receipts, in one YAML file.
+
+``load`` reads and validates it (every build), ``write`` adds to it under a lock (only the tool's
+acts and the writer's commands), ``csl`` is the bibliographic vocabulary, ``yamlnodes`` the YAML
+text with positions both rely on, ``identifiers`` the one grammar of DOIs, arXiv ids, ISBNs and
+URLs, ``record`` the writer-facing edits (add, import, withdraw, dispute).
+"""
+
+from citeledger.ledger.csl import CSL_VARIABLES
+from citeledger.ledger.load import (
+    ASSERTION_FIELDS,
+    DEFAULT_EVIDENCE_DIR,
+    LOCK_TIMEOUT,
+    RECEIPT_FIELDS,
+    is_citation_key,
+    load_ledger,
+    receipt_from_mapping,
+    receipt_to_dict,
+)
+from citeledger.ledger.write import (
+    add_source,
+    append_receipt,
+    append_receipts,
+    edit_ledger,
+    lock_path,
+    refuse_shared_quotes,
+    set_disputed,
+    set_withdrawn,
+)
+
+__all__ = [
+    "ASSERTION_FIELDS",
+    "CSL_VARIABLES",
+    "DEFAULT_EVIDENCE_DIR",
+    "LOCK_TIMEOUT",
+    "RECEIPT_FIELDS",
+    "add_source",
+    "append_receipt",
+    "append_receipts",
+    "edit_ledger",
+    "is_citation_key",
+    "load_ledger",
+    "lock_path",
+    "receipt_from_mapping",
+    "receipt_to_dict",
+    "refuse_shared_quotes",
+    "set_disputed",
+    "set_withdrawn",
+]

@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 from citeledger.inputs import read_text
-from citeledger.ledger import store as ledger_mod
 
 _CSL_KEEP = (
     "type",

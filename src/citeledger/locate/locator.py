@@ -1,11 +1,11 @@
 """The locator: find the writer's quote in the extracted source text, or refuse.
 
 This is the function "checked" rests on. A quote is found when its words ARE the source's words
-up to formatting: exactly; after normalisation (``citeledger.locate.normalize``: whitespace, ligatures,
-smart quotes, dashes, hyphenation, zero-width characters; the quote's first letter may differ in
-case); with the writer's marked alterations (``[T]he``, ``[sic]``, ``…`` for omitted words); or,
-for quotes of five words or more, at a fuzzy candidate whose token-level difference from the
-quote is spacing, hyphenation, punctuation or case and nothing else.
+up to formatting: exactly; after normalisation (``citeledger.locate.normalize``: whitespace,
+ligatures, smart quotes, dashes, hyphenation, zero-width characters; the quote's first letter
+may differ in case); with the writer's marked alterations (``[T]he``, ``[sic]``, ``…`` for
+omitted words); or, for quotes of five words or more, at a fuzzy candidate whose token-level
+difference from the quote is spacing, hyphenation, punctuation or case and nothing else.
 
 Must never: report found for a quote whose numbers, units, negations, names or words differ from
 the source, however similar (a changed "60", a dropped "not", a spliced sentence are refusals,

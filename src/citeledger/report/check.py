@@ -23,7 +23,7 @@ from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 from citeledger.inputs import file_kind
 from citeledger.judge import Judge
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 from citeledger.model import Ledger
 from citeledger.report.summary import Entry, build_report, summary_text
 

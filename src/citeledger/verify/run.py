@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from citeledger import ledger as ledger_mod
 from citeledger.atomic import remove_stale_temps
 from citeledger.confine import allowed_by, confine
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import leftovers
 from citeledger.evidence.store import EvidenceStore, history_entries
 from citeledger.inert import visible
-from citeledger.ledger import store as ledger_mod
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.verify.receipts import (
     Capture,

@@ -53,9 +53,9 @@ from citeledger.build.render.words import Item
 if TYPE_CHECKING:
     from citeledger.report.audit import AuditRow
 
-# ``citeledger.build.names`` owns the ids (claim, flag, audit row); ``citeledger.report.audit`` is imported
-# where it is used: it loads the evidence store, which a document without citations should not
-# pay for.
+# ``citeledger.build.names`` owns the ids (claim, flag, audit row); ``citeledger.report.audit``
+# is imported where it is used: it loads the evidence store, which a document without
+# citations should not pay for.
 
 
 def template_text(name: str) -> str:
