@@ -167,7 +167,7 @@ class Source:
     line: int | None = field(default=None, compare=False)
 
     @property
-    def title(self) -> str:  # type: ignore[override]
+    def title(self) -> str:
         return str(self.csl.get("title") or self.key)
 
 

@@ -797,4 +797,4 @@ def is_alert(block: Json) -> bool:
     first = block["c"][0]
     if not isinstance(first, dict) or first.get("t") not in ("Para", "Plain") or not first["c"]:
         return False
-    return first["c"][0] == {"t": "RawInline", "c": ["markdown", ALERT_MARK]}
+    return bool(first["c"][0] == {"t": "RawInline", "c": ["markdown", ALERT_MARK]})

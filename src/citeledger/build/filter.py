@@ -354,7 +354,8 @@ class _EvidencePages:
         return cls(options.evidence_pages, pages)
 
     def name(self, item: Item) -> str | None:
-        from citeledger.evidence.publish import evidence_page_name, page_receipt
+        from citeledger.evidence.page import evidence_page_name
+        from citeledger.evidence.publish import page_receipt
 
         if self.pages is not None:
             name: str | None = self.pages.add(item.judgement, key=item.found.ref.key)

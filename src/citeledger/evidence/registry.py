@@ -29,7 +29,7 @@ def _date(value: Any) -> str | None:
             except (TypeError, ValueError):
                 return None
         if isinstance(value.get("date-time"), str):
-            return value["date-time"][:10]
+            return str(value["date-time"][:10])
     if isinstance(value, str | int):
         return str(value)
     return None

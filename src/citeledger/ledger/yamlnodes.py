@@ -83,7 +83,7 @@ _RESOLVER = yaml.resolver.Resolver()
 def _lazy_loader(base: type) -> type:
     """``base`` (the C or the pure-Python safe loader) leaving plain scalars unresolved."""
 
-    class LazyLoader(base):  # type: ignore[misc, valid-type]
+    class LazyLoader(base):  # type: ignore[misc]
         def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
             if kind is ScalarNode:
                 return TAG_PLAIN if implicit[0] else TAG_STR
@@ -213,7 +213,9 @@ def tag_of(node: Node) -> str:
     """The node's tag, resolving a plain scalar's (YAML 1.1, as PyYAML) on first use."""
     tag: str = node.tag
     if tag == TAG_PLAIN:
-        tag = node.tag = _RESOLVER.resolve(ScalarNode, node.value, (True, False))
+        tag = node.tag = _RESOLVER.resolve(  # type: ignore[no-untyped-call]
+            ScalarNode, node.value, (True, False)
+        )
     return tag
 
 
@@ -821,7 +823,7 @@ def _text_resolver() -> Any:
 
         null = Tag(suffix="tag:yaml.org,2002:null")
 
-        class TextResolver(VersionedResolver):  # type: ignore[misc]
+        class TextResolver(VersionedResolver):
             def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
                 if kind is RuamelScalar and implicit[0]:
                     return null if value in _NULL_FORMS else self.DEFAULT_SCALAR_TAG
@@ -855,7 +857,7 @@ def for_round_trip(value: Any) -> Any:
 
 def _needs_quotes(value: str) -> bool:
     """Whether a YAML 1.1 reader needs ``value`` quoted (ruamel judges plain by YAML 1.2)."""
-    if _RESOLVER.resolve(ScalarNode, value, (True, False)) != TAG_STR:
+    if _RESOLVER.resolve(ScalarNode, value, (True, False)) != TAG_STR:  # type: ignore[no-untyped-call]
         return True  # it would read as a number, a date, a boolean, null…
     emitted = yaml.safe_dump([value], default_flow_style=True, allow_unicode=True, width=1 << 20)
     return bool(emitted != f"[{value}]\n")  # PyYAML would not write it plain, even in a list

@@ -1267,7 +1267,7 @@ def _vocabulary(prepared: Prepared) -> frozenset[str]:
     got = prepared.cache.get("vocabulary")
     if got is None:
         got = prepared.cache["vocabulary"] = frozenset(_LETTERS.findall(_lowered(prepared)))
-    return got  # type: ignore[no-any-return]
+    return frozenset(got)
 
 
 _NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non")

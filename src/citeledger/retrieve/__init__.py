@@ -13,8 +13,10 @@ are offline by construction).
 
 from __future__ import annotations
 
+from citeledger.ledger.identifiers import ArxivId, parse_arxiv
+
 from .address import GuardedBackend, Resolver, address_class, system_resolver
-from .arxiv import ArxivId, abs_url, parse_arxiv, pdf_url
+from .arxiv import abs_url, pdf_url
 from .config import ENV_VARS, RetrieveConfig
 from .doi import CSL_JSON, doi_url, retraction_of
 from .fetch import fetch_all, fetch_all_sync

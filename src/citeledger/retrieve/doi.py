@@ -19,8 +19,9 @@ from citeledger.errors import RetrievalError
 from citeledger.evidence.registry import RETRACTION_TYPES, retraction_of
 from citeledger.ledger.identifiers import IdentifierError, validate_doi
 from citeledger.model import Identifier
+from citeledger.sniff import media_type as mime_of
+from citeledger.sniff import sniff
 
-from .body import mime_of, sniff
 from .config import RetrieveConfig
 from .fulltext import FulltextLink, find_link, is_html
 from .http import Fetched

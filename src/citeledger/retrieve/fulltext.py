@@ -19,7 +19,9 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from .body import mime_of, sniff
+from citeledger.sniff import media_type as mime_of
+from citeledger.sniff import sniff
+
 from .http import Fetched
 
 PDF = "pdf"

@@ -161,7 +161,7 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 def backoff_delay(config: RetrieveConfig, attempt: int) -> float:
     """Exponential with jitter: half fixed, half random, never above the cap."""
     delay = min(config.backoff_cap, config.backoff_base * (2 ** (attempt - 1)))
-    return delay / 2 + random.uniform(0, delay / 2)
+    return float(delay / 2 + random.uniform(0, delay / 2))
 
 
 def _in_chain(exc: BaseException, kind: type[BaseException]) -> bool:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from citeledger.build.names import FLAG_CLASS, UNVERIFIED_LABEL_CLASS
 from citeledger.build.render import ast, ooxml
 from citeledger.build.render.ast import Node
-from citeledger.build.render.base import FLAG_CLASS, UNVERIFIED_LABEL_CLASS, Renderer
+from citeledger.build.render.base import Renderer
 from citeledger.build.render.words import Item, flag_text, unverified_text
 
 BREAKDOWN_STYLE = "Citeledger Breakdown"

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from citeledger.build.names import UNVERIFIED_LABEL_CLASS
 from citeledger.build.render import ast, words
 from citeledger.build.render.ast import Node
-from citeledger.build.render.base import UNVERIFIED_LABEL_CLASS, Renderer
+from citeledger.build.render.base import Renderer
 from citeledger.build.render.words import Item
 
 BRACKET_CLASS = "citeledger-bracket"
