@@ -249,6 +249,33 @@ def test_a_quote_in_flow_style_still_gets_its_receipt(tmp_path: Path) -> None:
     assert path.read_text("utf-8").startswith("# flow\n")
 
 
+def test_a_comment_between_a_dash_and_its_item_keeps_the_splice(tmp_path: Path) -> None:
+    """``-  # note`` with the item on the next line (found by the generated-styles property): the
+    receipt is spliced in, so the writer's anchors and comments stay, not re-dumped away."""
+    original = (
+        "sources: &all\n"
+        "  a: &src\n"
+        "    doi: 10.1234/x\n"
+        "    quotes:\n"
+        "    -  # the first\n"
+        "\n"
+        "      text: words\n"
+        "      receipts:\n"
+        "        -  # an old one\n"
+        "          outcome: found\n"
+        "          identifier: 10.1234/x\n"
+        "          retrieved_at: '2024-05-01T10:00:00Z'\n"
+        "          tool: citeledger 0.1.0\n"
+        "          writer_quote_sha256: " + "0" * 64 + "\n"
+    )
+    path = tmp_path / "citeledger.yaml"
+    path.write_text(original, "utf-8")
+    append_receipt(path, "a", 0, receipt())
+    after = path.read_text("utf-8")
+    assert after.startswith(original), after
+    assert len(load_ledger(path).sources["a"].quotes[0].receipts) == 2
+
+
 def test_crlf_ledger_stays_crlf(tmp_path: Path) -> None:
     path = tmp_path / "citeledger.yaml"
     path.write_bytes(b"sources:\r\n  a:\r\n    doi: 10.1234/x\r\n    quotes:\r\n    - text: w\r\n")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import io
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -647,14 +648,27 @@ def _render_append(text: str, node: Node, append: Append, style: Style) -> str:
     raise NotSpliceable("nothing to append")
 
 
+_COMMENT = re.compile(r"(?:^|[ \t])#")
+
+
 def _dash_before(text: str, item: Node) -> int:
-    """The index of the ``-`` that introduces a block sequence's item."""
-    i = int(item.start_mark.index) - 1
-    while i >= 0 and text[i] in " \t\r\n":
-        i -= 1
-    if i < 0 or text[i] != "-":
-        raise NotSpliceable("a block sequence item without its dash")
-    return i
+    """The index of the ``-`` that introduces a block sequence's item.
+
+    Between the dash and its item there can be only blanks and comments (``-  # note`` with the
+    item on a later line): each line is read back without its comment until one holds the dash.
+    """
+    end = int(item.start_mark.index)  # the part of the item's own line before it, first
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        comment = _COMMENT.search(line)
+        before = (line[: comment.start()] if comment else line).rstrip(" \t\r")
+        if before:
+            if not before.endswith("-"):
+                break
+            return start + len(before) - 1
+        end = start - 1  # the line above, without its line break
+    raise NotSpliceable("a block sequence item without its dash")
 
 
 def _render_items(items: Sequence[Any], dash: int, content: int, style: Style) -> str:
