@@ -131,3 +131,63 @@ def test_missing_or_altered_snapshot_makes_the_bundle_tampered(
     judgement = Judge(load_ledger(ledger)).judge(CitationRef("paper"))
     assert judgement.state is State.TAMPERED
     assert "snapshot" in " ".join(judgement.reasons) and words in " ".join(judgement.reasons)
+
+
+def test_evidence_page_embeds_the_snapshot_and_still_loads_nothing(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    import base64
+    import re
+
+    from citeledger.evidence.page import CSP
+    from citeledger.evidence.publish import render_page
+
+    ledger = _verified(tmp_path, netserver)
+    led = load_ledger(ledger)
+    reader = EvidenceReader(led.evidence_dir)
+    judgement = Judge(led, reader=reader).judge(CitationRef("paper"))
+    page = render_page(judgement, reader, key="paper")
+    assert page is not None and not page.failed
+    html = page.html
+    (src,) = re.findall(r'<img src="([^"]+)"', html)
+    assert src.startswith("data:image/png;base64,")
+    png = base64.b64decode(src.split(",", 1)[1])
+    assert png == reader.load(_receipt(ledger).evidence).snapshots[_receipt(ledger).snapshot].png
+    assert "<script" not in html.lower() and "<iframe" not in html.lower()
+    assert not re.findall(r'href="(?!#)', html)  # no link out: only same-page anchors
+    assert re.findall(r"(?:src|href|action)=\"https?:", html) == []
+    from html import escape
+
+    assert f'content="{escape(CSP)}"' in html and "img-src data:" in CSP and "script" not in CSP
+
+
+def test_evidence_page_says_in_place_why_there_is_no_snapshot() -> None:
+    from citeledger.evidence.page import render_evidence_page
+    from citeledger.evidence.snapshot import NO_RENDERER
+    from citeledger.model import Judgement, Receipt
+
+    text = "Intro. The quoted words stand here. Outro."
+    words = "The quoted words stand here."
+    start = text.index(words)
+    from citeledger.evidence.store import sha256_hex
+
+    r = Receipt(
+        outcome="found",
+        identifier="url:https://example.org/a.html",
+        retrieved_at="2026-01-01T00:00:00Z",
+        tool="t",
+        writer_quote_sha256=sha256_hex(words),
+        url="https://example.org/a.html",
+        text_sha256=sha256_hex(text),
+        char_start=start,
+        char_end=start + len(words),
+        quote=words,
+        quote_sha256=sha256_hex(words),
+        match="exact",
+        snapshot_note=NO_RENDERER,
+    )
+    html = render_evidence_page(Judgement("a", State.CHECKED, (), receipt=r), text=text)
+    section = html.split('<section id="snapshot">', 1)[1].split("</section>", 1)[0]
+    assert "No snapshot: no renderer available" in section
+    assert "citeledger-evidence-no-snapshot" in section and 'role="alert"' in section
+    assert "<img" not in html

@@ -278,7 +278,7 @@ def _with_snapshot(i: int, receipt: Receipt, cap: Capture) -> tuple[int, Receipt
 
     shot = cap.stored.snapshots.get((receipt.char_start or 0, receipt.char_end or 0))
     if shot is None:
-        note = cap.snapshot_note or "no snapshot: the page could not be rendered"
+        note = cap.snapshot_note or "no snapshot: none was made for this quote"
         return i, dataclasses.replace(receipt, snapshot_note=note)
     record_id, digest = shot
     return i, dataclasses.replace(receipt, snapshot=record_id, snapshot_sha256=digest)
