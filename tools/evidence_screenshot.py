@@ -19,13 +19,12 @@ sys.path[:0] = [str(HERE / "tests")]
 def main(out: str) -> None:
     import netserver as ns
     from browser_util import browser
-    from test_snapshot import _verified
-
     from citeledger.evidence.publish import render_page
     from citeledger.evidence.store import EvidenceReader
     from citeledger.judge import Judge
     from citeledger.ledger.store import load_ledger
     from citeledger.model import CitationRef
+    from test_snapshot import _verified
 
     with tempfile.TemporaryDirectory() as tmp, ns.NetServer() as server:
         ledger = load_ledger(_verified(Path(tmp), server))
