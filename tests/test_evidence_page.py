@@ -242,7 +242,7 @@ def test_page_cannot_navigate_load_or_run_anything(make) -> None:
     assert '<a href="http' not in page
     metas = [a for t, a in tree.starttags if t == "meta"]
     assert {"http-equiv": "Content-Security-Policy", "content": CSP} in metas
-    assert CSP == "default-src 'none'; style-src 'unsafe-inline'"
+    assert CSP == "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
     assert {"name": "referrer", "content": "no-referrer"} in metas
     (style,) = tree.root.find_all("style")
     css = style.text()

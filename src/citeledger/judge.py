@@ -565,6 +565,9 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
             f"The evidence records {ev.target_uri}, but the receipt claims "
             f"{receipt.url or 'no address'}."
         )
+    snapshot = snapshot_problem(receipt, ev)
+    if snapshot is not None:
+        return State.TAMPERED, snapshot
     if receipt.evidence_sha256 and receipt.evidence_sha256 != ev.file_sha256:
         return State.TAMPERED, "The evidence file is not the one its receipt was written for."
     # Every fact a reader is shown must be the evidence's; older files that did not record a
@@ -582,6 +585,25 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
                 f"The receipt's {what} ({_fact(claimed)}) is not what its evidence records "
                 f"({_fact(recorded)}): receipts are written by `citeledger verify`, not by hand."
             )
+    return None
+
+
+def snapshot_problem(receipt: Receipt, ev: LoadedEvidence) -> str | None:
+    """The bundle is atomic: a receipt that names a snapshot is checked only with that image,
+    present in its evidence, bound to the capture and unaltered."""
+    if not receipt.snapshot and not receipt.snapshot_sha256:
+        return None
+    shot = ev.snapshots.get(receipt.snapshot or "")
+    if shot is None:
+        return (
+            "The receipt names a snapshot of the page that its evidence file no longer holds: "
+            "the evidence bundle is incomplete."
+        )
+    if shot.sha256 != receipt.snapshot_sha256:
+        return (
+            f"The stored snapshot no longer matches the digest in its receipt (receipt sha256 "
+            f"{(receipt.snapshot_sha256 or '?')[:12]}…, stored {shot.sha256[:12]}…)."
+        )
     return None
 
 

@@ -114,6 +114,9 @@ class Receipt:
     metadata_mismatch: str | None = None
     fulltext_error: str | None = None  # a DOI whose evidence is its landing page: why
     evidence_sha256: str | None = None  # of the whole evidence file: what a signature covers
+    snapshot: str | None = None  # WARC-Record-ID of the span's image in the evidence file
+    snapshot_sha256: str | None = None  # of the image's bytes
+    snapshot_note: str | None = None  # why a found quote has no snapshot ("no snapshot: …")
     history: str | None = None  # digest of this receipt's entry in the store's chained log
     signed_by: str | None = None  # the signing key's public name (ed25519:…)
     signed_at: str | None = None

@@ -9,10 +9,12 @@ reasons.
 
 What it must never do:
 
-* navigate, submit or load: no scripts, forms, iframes, images, external stylesheets or links
-  out. Addresses are shown as text to copy, never as links; the only links are same-page
-  anchors and the caller's relative back links to the claim and its audit row. A
-  Content-Security-Policy of ``default-src 'none'`` backs this up in the browser;
+* navigate, submit or load: no scripts, forms, iframes, external images, external stylesheets
+  or links out; the one image is the bundle's own snapshot, inlined as a ``data:`` URI (the
+  policy allows ``img-src data:`` and nothing else). Addresses are shown as text to copy,
+  never as links; the only links are same-page anchors and the caller's relative back links
+  to the claim and its audit row. A Content-Security-Policy of ``default-src 'none'`` backs
+  this up in the browser;
 * render source markup: only extracted TEXT is shown, escaped, so a page that says
   ``<script>`` shows those characters;
 * repair a broken bundle: when a member is missing or mismatched (the caller's ``problems``,
@@ -41,7 +43,7 @@ from citeledger.model import Edit, Judgement, Receipt, State
 
 CONTEXT_LIMIT = 600  # characters of context at most on each side of the quote
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'"
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 _PROVIDERS = {
     "url": "Web address (URL)",
@@ -192,8 +194,12 @@ def render_evidence_page(
     title: str | None = None,
     source_url: str | None = None,
     back_links: Sequence[tuple[str, str]] = (),
+    snapshot: bytes | None = None,
 ) -> str:
     """The complete, self-contained HTML of one evidence page.
+
+    ``snapshot`` is the PNG the receipt names, read from the evidence and digest-checked by the
+    caller; a receipt that names one the caller could not give is shown as a failed bundle.
 
     ``text`` is the extracted text the receipt's offsets refer to (None when there is none);
     ``problems`` are what the caller found wrong with the bundle (evidence missing, digest
@@ -242,6 +248,7 @@ def render_evidence_page(
         out.append(f'<a href="{_e(href)}">{_e(label)}</a>')
     for anchor, label in (
         ("#passage", "Passage"),
+        ("#snapshot", "Snapshot"),
         ("#receipt", "Receipt"),
         ("#state", "State"),
     ):
@@ -266,6 +273,7 @@ def render_evidence_page(
     else:
         out.extend(_passage_section(judgement, text, failed))
         out.extend(_quote_section(judgement))
+        out.extend(_snapshot_section(receipt, snapshot))
         out.extend(_receipt_section(judgement, text, source_url, failed))
     out.extend(_state_section(judgement, restricted, bool(all_problems)))
     out.append("</main>")
@@ -280,6 +288,45 @@ def render_evidence_page(
     out.append("</body>")
     out.append("</html>")
     return "\n".join(out) + "\n"
+
+
+def _snapshot_section(receipt: Receipt | None, png: bytes | None) -> list[str]:
+    """The page as retrieved, the quote marked; or, in place and as loud as a breakdown, why
+    there is no image (a missing snapshot is never a blank pane)."""
+    if receipt is None or receipt.outcome != "found":
+        return []
+    import base64
+
+    from citeledger.evidence.snapshot import png_size
+
+    out = ['<section id="snapshot">', "<h2>Snapshot of the retrieved source</h2>"]
+    size = png_size(png) if png is not None else None
+    if receipt.snapshot and png is not None and size is not None:
+        data = base64.b64encode(png).decode("ascii")
+        out.append('<figure class="citeledger-evidence-snapshot">')
+        out.append(
+            f'<img src="data:image/png;base64,{data}" width="{size[0]}" height="{size[1]}" '
+            'alt="The retrieved page as rendered from the stored bytes, the quoted words '
+            'highlighted">'
+        )
+        out.append(
+            "<figcaption>Rendered at verify time from the stored bytes of this retrieval (nothing "
+            f"was fetched again); the quoted words are highlighted. sha256 "
+            f"<code>{_e(receipt.snapshot_sha256 or '')}</code>.</figcaption>"
+        )
+        out.append("</figure>")
+    else:
+        why = receipt.snapshot_note or "no snapshot: this receipt was written without one"
+        if receipt.snapshot:
+            why = "no snapshot: the image the receipt names is missing or altered"
+        out.append(
+            '<div class="citeledger-evidence-no-snapshot" '
+            f'role="alert"><p><strong>{_e(why[:1].upper() + why[1:])}</strong></p>'
+            "<p>Only the extracted text above shows what was retrieved; no image of the page "
+            "was kept.</p></div>"
+        )
+    out.append("</section>")
+    return out
 
 
 def is_relative_link(href: str) -> bool:

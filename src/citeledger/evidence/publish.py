@@ -89,6 +89,16 @@ def evidence_problems(receipt: Receipt, reader: EvidenceReader) -> tuple[str | N
     return ev.text, problems
 
 
+def snapshot_png(receipt: Receipt, reader: EvidenceReader) -> bytes | None:
+    """The image the receipt names, only when its record is there and its digest holds."""
+    if not receipt.snapshot or not receipt.evidence:
+        return None
+    shot = reader.load(receipt.evidence).snapshots.get(receipt.snapshot)
+    if shot is None or shot.sha256 != receipt.snapshot_sha256:
+        return None
+    return shot.png
+
+
 def render_page(
     judgement: Judgement,
     reader: EvidenceReader,
@@ -118,6 +128,7 @@ def render_page(
         problems=problems,
         source_url=source_url,
         back_links=back_links,
+        snapshot=snapshot_png(receipt, reader),
     )
     # the same rule the page applies to its banner: a breakdown, or any member out of place
     failed = judgement.is_breakdown or bool(problems) or bool(bundle_problems(receipt, text))

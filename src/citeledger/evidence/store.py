@@ -27,6 +27,7 @@ import io
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,20 @@ class StoredEvidence:
     body_sha256: str
     text_sha256: str | None
     file_sha256: str | None = None  # of the whole file, for the receipt a signature covers
+    # (char_start, char_end) of a span → (WARC-Record-ID, sha256) of its snapshot record
+    snapshots: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredSnapshot:
+    """A snapshot record as read back: its digest recomputed, and what it says it renders."""
+
+    record_id: str
+    sha256: str
+    renders: str | None  # the WARC-Concurrent-To: the capture record it is an image of
+    content_type: str | None
+    pages: str | None
+    png: bytes = field(repr=False)
 
 
 @dataclass
@@ -97,6 +112,7 @@ class LoadedEvidence:
     text_body_sha256: str | None = None  # the body the conversion record says it was made from
     body: bytes | None = field(default=None, repr=False)  # kept only until the text is confirmed
     text_confirmed: str | None = None  # how the text was tied to the body, once it is
+    snapshots: dict[str, StoredSnapshot] = field(default_factory=dict)  # by WARC-Record-ID
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -120,7 +136,9 @@ class EvidenceStore:
     def _first_path(self, digest: str) -> Path:
         return self.root / digest[:2] / f"{digest}.warc.gz"
 
-    def put(self, retrieval: Retrieval, extracted: Extracted | None) -> StoredEvidence:
+    def put(
+        self, retrieval: Retrieval, extracted: Extracted | None, snapshots: Sequence[Any] = ()
+    ) -> StoredEvidence:
         body_sha = sha256_hex(retrieval.body)
         first = self._first_path(body_sha)
         first.parent.mkdir(parents=True, exist_ok=True)
@@ -132,7 +150,8 @@ class EvidenceStore:
             target = first
         buf = io.BytesIO()
         writer = _warc_writer(buf)
-        self._write_records(writer, retrieval, extracted, body_sha, revisit, target.name)
+        main_id = self._write_records(writer, retrieval, extracted, body_sha, revisit, target.name)
+        shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
         atomic_write(target, buf.getvalue())
         text_sha = sha256_hex(extracted.text) if extracted is not None else None
         return StoredEvidence(
@@ -140,6 +159,7 @@ class EvidenceStore:
             body_sha256=body_sha,
             text_sha256=text_sha,
             file_sha256=sha256_hex(buf.getvalue()),
+            snapshots=shots,
         )
 
     def _write_records(
@@ -150,7 +170,8 @@ class EvidenceStore:
         body_sha: str,
         revisit: bool,
         filename: str,
-    ) -> None:
+    ) -> str:
+        """Write the retrieval's records; the WARC-Record-ID of its capture record."""
         date = r.retrieved_at
         # A local file is recorded under the name the ledger gives it, not the machine's path.
         uri = str(r.identifier) if r.reconstructed else r.url
@@ -237,7 +258,7 @@ class EvidenceStore:
                 )
             )
         if extracted is None:
-            return
+            return main_id
         text = extracted.text.encode("utf-8")
         made_by = f"{extracted.extractor} {extracted.extractor_version}"
         conv = writer.create_warc_record(
@@ -275,6 +296,43 @@ class EvidenceStore:
             warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
         )
         writer.write_record(mrec)
+        return main_id
+
+
+SNAPSHOT_OF = "WARC-Citeledger-Snapshot-Of"
+
+
+def _write_snapshots(
+    writer: Any, r: Retrieval, main_id: str, snapshots: Sequence[Any]
+) -> dict[tuple[int, int], tuple[str, str]]:
+    """Each snapshot as a ``resource`` record bound to the capture it renders (seed 000: the
+    snapshot is evidence of *this* retrieval, so it names the record and shares its date)."""
+    uri = str(r.identifier) if r.reconstructed else r.url
+    made: dict[tuple[int, int], tuple[str, str]] = {}
+    for shot in snapshots:
+        digest = sha256_hex(shot.png)
+        rec = writer.create_warc_record(
+            f"urn:citeledger:snapshot:{digest}",
+            "resource",
+            payload=io.BytesIO(shot.png),
+            length=len(shot.png),
+            warc_content_type="image/png",
+            warc_headers_dict={
+                "WARC-Date": r.retrieved_at,
+                "WARC-Concurrent-To": main_id,
+                "WARC-Refers-To": main_id,
+                "WARC-Refers-To-Target-URI": uri,
+                SNAPSHOT_OF: f"{shot.char_start}-{shot.char_end}",
+                "WARC-Citeledger-Renderer": shot.renderer,
+                "WARC-Citeledger-Pages": ",".join(str(p) for p in shot.pages),
+            },
+        )
+        writer.write_record(rec)
+        made[(shot.char_start, shot.char_end)] = (
+            rec.rec_headers.get_header("WARC-Record-ID"),
+            digest,
+        )
+    return made
 
 
 HISTORY = "history.jsonl"
@@ -450,6 +508,8 @@ class EvidenceReader:
             refers = headers.get_header("WARC-Refers-To")
             if kind == "metadata" and headers.get_header("Content-Type") == REGISTRY_TYPE:
                 kind = "registry"
+            if kind == "resource" and headers.get_header(SNAPSHOT_OF) is not None:
+                kind = "snapshot"
             shape.append(kind)
             capture = kind in ("warcinfo", "request", "response", "resource", "revisit")
             if not capture and (main_id is None or refers != main_id):
@@ -474,6 +534,17 @@ class EvidenceReader:
                 else:
                     ev.body = record.raw_stream.read()
                     ev.body_sha256 = sha256_hex(ev.body)
+            elif kind == "snapshot":
+                png = record.raw_stream.read()
+                rid = headers.get_header("WARC-Record-ID") or ""
+                ev.snapshots[rid] = StoredSnapshot(
+                    rid,
+                    sha256_hex(png),
+                    headers.get_header("WARC-Concurrent-To"),
+                    headers.get_header("Content-Type"),
+                    headers.get_header("WARC-Citeledger-Pages"),
+                    png,
+                )
             elif kind == "registry":
                 answer = json.loads(record.raw_stream.read().decode("utf-8"))
                 ev.registry = answer if isinstance(answer, dict) else None
@@ -515,6 +586,7 @@ _ONE_RETRIEVAL = (
     ("registry", 0, 1),
     ("conversion", 0, 1),
     ("metadata", 0, 1),
+    ("snapshot", 0, 1000),
 )
 
 

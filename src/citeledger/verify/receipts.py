@@ -72,6 +72,8 @@ class Analysis:
     extracted: Extracted | None
     reason: str | None  # why there is no text of the work, when there is none
     located: Mapping[tuple[str, int | None], LocateResult] = field(default_factory=dict)
+    snapshots: tuple[Any, ...] = ()  # evidence.snapshot.Snapshot, one per span found
+    snapshot_note: str | None = None  # why a found quote has no snapshot
 
 
 def quote_hint(quote: Quote) -> int | None:
@@ -107,7 +109,37 @@ def analyse(
             located[(text, hint)] = locate_prepared(
                 prepared, text, page_starts=extracted.page_starts, hint=hint
             )
-    return Analysis(extracted, reason, located)
+    snapshots, note = _snapshots(body, extracted, located.values())
+    return Analysis(extracted, reason, located, snapshots, note)
+
+
+def _snapshots(
+    body: bytes, extracted: Extracted | None, located: Any
+) -> tuple[tuple[Any, ...], str | None]:
+    """One image per distinct span found, from the stored body only (``evidence.snapshot``)."""
+    spans = sorted(
+        {
+            (r.char_start, r.char_end)
+            for r in located
+            if r.found and r.char_start is not None and r.char_end is not None
+        }
+    )
+    if extracted is None or not spans:
+        return (), None
+    from citeledger.evidence import snapshot
+
+    if extracted.kind != "pdf":
+        return (), snapshot.NO_RENDERER
+    made = []
+    for start, end in spans:
+        try:
+            one = snapshot.pdf_snapshot(body, extracted.page_starts, extracted.text, start, end)
+        except Exception:  # a renderer's failure costs the image, never the check
+            one = None
+        if one is not None:
+            made.append(one)
+    note = None if len(made) == len(spans) else "no snapshot: the page could not be rendered"
+    return tuple(made), note
 
 
 @dataclass(frozen=True)
@@ -120,6 +152,7 @@ class Capture:
     prepared: Any  # locate.Prepared: the text normalised once for every quote, or None
     reason: str | None  # why there is no text of the work, when there is none
     located: Mapping[tuple[str, int | None], LocateResult] = field(default_factory=dict)
+    snapshot_note: str | None = None  # why a found quote has no snapshot, when it has none
 
     def locate(self, prepared: Any, quote: str, *, page_starts: Any, hint: int | None) -> Any:
         """The worker's result for this quote; located here only for a quote it was not given."""
@@ -148,25 +181,27 @@ def capture(
     from citeledger.locate.locator import prepare
 
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
+    quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
     if limits is None:
-        work = analyse(*args)
+        work = analyse(*args, quotes)
         prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
     else:
         from citeledger.verify.bounded import run_bounded
 
-        quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
         try:
             work = run_bounded(analyse, (*args, quotes, limits.max_inflated_bytes), limits)
         except ExtractError as exc:
             work = Analysis(None, exc.message)
         prepared = None
-    stored = store.put(retrieval, work.extracted)
+    stored = store.put(retrieval, work.extracted, work.snapshots)
     if work.extracted is not None and stored.text_sha256 is not None:
         from citeledger.evidence.derivation import remember
 
         made_by = f"{work.extracted.extractor} {work.extracted.extractor_version}"
         remember(stored.body_sha256, made_by, stored.text_sha256)
-    return Capture(retrieval, stored, work.extracted, prepared, work.reason, work.located)
+    return Capture(
+        retrieval, stored, work.extracted, prepared, work.reason, work.located, work.snapshot_note
+    )
 
 
 def receipts_for_retrieval(
@@ -177,7 +212,7 @@ def receipts_for_retrieval(
     metadata: Mapping[str, Any] | None = None,
 ) -> list[tuple[int, Receipt]]:
     """Extract, store the evidence, locate every quote and make its receipt."""
-    return receipts_for_capture(source, capture(retrieval, store), metadata=metadata)
+    return receipts_for_capture(source, capture(retrieval, store, (source,)), metadata=metadata)
 
 
 def receipts_for_capture(
@@ -230,9 +265,23 @@ def receipts_for_capture(
     base["text_sha256"] = stored.text_sha256
     base["last_revised"] = extracted.last_revised
     return [
-        (i, _quote_receipt(q, extracted, cap.prepared, base, cap.locate))
+        (_with_snapshot(i, _quote_receipt(q, extracted, cap.prepared, base, cap.locate), cap))
         for i, q in enumerate(source.quotes)
     ]
+
+
+def _with_snapshot(i: int, receipt: Receipt, cap: Capture) -> tuple[int, Receipt]:
+    """A found quote's receipt names the stored image of its span, or says why there is none."""
+    if receipt.outcome != "found":
+        return i, receipt
+    import dataclasses
+
+    shot = cap.stored.snapshots.get((receipt.char_start or 0, receipt.char_end or 0))
+    if shot is None:
+        note = cap.snapshot_note or "no snapshot: none was made for this quote"
+        return i, dataclasses.replace(receipt, snapshot_note=note)
+    record_id, digest = shot
+    return i, dataclasses.replace(receipt, snapshot=record_id, snapshot_sha256=digest)
 
 
 def _quote_receipt(
