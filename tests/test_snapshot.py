@@ -19,7 +19,7 @@ from citeledger.evidence.snapshot import MAX_SIDE_PX, png_size
 from citeledger.evidence.store import EvidenceReader
 from citeledger.extract.dispatch import extract
 from citeledger.judge import Judge
-from citeledger.ledger.store import load_ledger
+from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 from conftest import corpus_file
 
