@@ -308,3 +308,13 @@ def test_an_initial_ends_no_sentence_for_an_ellipsis() -> None:
         text, "The report was sent to the U.S. … the treaty can then be reinstated"
     ).found
     assert locate(text, "The report was sent to the U.S. Army … said the plan").found
+
+
+def test_an_ellipsis_over_a_bare_full_stop_is_an_unmarked_sentence_join() -> None:
+    """The word before the omitted full stop is the fragment's last word ("proceed"), not an
+    initial: the join of two sentences must be marked, even when nothing else is left out."""
+    src = "The evidence is sufficient to proceed. The results may generalise to other settings."
+    unmarked = locate(src, "The evidence is sufficient to proceed … The results may generalise")
+    assert not unmarked.found
+    assert "joins two sentences" in " ".join(unmarked.differences)
+    assert locate(src, "The evidence is sufficient to proceed. … The results may generalise").found

@@ -947,7 +947,10 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if _PARAGRAPH.search(gap):
         problems.append("the words left out at the ellipsis run across a paragraph break")
         return False
-    stretch = text[max(0, x - 1) : y + 2]
+    lo = x  # from the start of the word before the gap: its full stop is not an initial's
+    while lo > 0 and text[lo - 1].isalnum():
+        lo -= 1
+    stretch = text[max(0, lo - 1) : y + 2]
     crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
         not _abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
     )
