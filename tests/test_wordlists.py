@@ -8,6 +8,7 @@ import pytest
 from citeledger.locate.locator import locate
 from citeledger.locate.wordlists import (
     COMPARATIVES,
+    CONTRASTS,
     HEDGES,
     MODALS,
     NEGATIONS,
@@ -20,7 +21,14 @@ from citeledger.locate.wordlists import (
 )
 
 ALL = sorted(
-    NEGATIONS | MODALS | HEDGES | QUANTIFIERS | COMPARATIVES | NEGATIVE_WORDS | NUMBER_WORDS
+    NEGATIONS
+    | MODALS
+    | HEDGES
+    | QUANTIFIERS
+    | COMPARATIVES
+    | NEGATIVE_WORDS
+    | NUMBER_WORDS
+    | CONTRASTS
 )
 
 
@@ -51,12 +59,13 @@ def test_every_symbol_is_a_difference(sym: str) -> None:
     assert not locate(text, q).found
 
 
-@pytest.mark.parametrize("word", ["but", "however", "although", "though", "despite"])
-def test_a_clause_joiner_is_not_listed_and_may_be_left_out(word: str) -> None:
-    """The issue's rule lists no conjunction: leaving one out with its clause is honest."""
+@pytest.mark.parametrize("word", sorted(CONTRASTS))
+def test_a_contrast_and_its_clause_may_not_be_left_out(word: str) -> None:
+    """The caveat a contrast word opens is the source's: hiding it is cherry-picking."""
     text = f"The board agreed that the plan was sound, {word} late, and it was approved in May."
-    assert first_meaningful(word) is None
-    assert locate(text, "The board agreed that the plan was sound … and it was approved").found
+    assert first_meaningful(word) == (word, "contrast")
+    assert not locate(text, "The board agreed that the plan was sound … and it was approved").found
+    assert locate(text, f"The board agreed that the plan was sound, {word} late, and it was").found
 
 
 def test_former_and_latter_are_references_only_after_the() -> None:

@@ -56,9 +56,14 @@ NEGATIVE_WORDS = _wordset(
     denied prevent prevents prevented against
     """
 )
-# Not listed, on purpose: "but", "however", "although", "though", "despite". They join or
-# contrast clauses without negating either; leaving one out with its clause is honest (the
-# clause's own listed words are still refused).
+# Words that open a qualification or a contrast: "effective in most patients but caused
+# nausea in some" → "effective in most patients … in some" hides the caveat the source put
+# there. Leaving out the clause such a word opens is cherry-picking, not an omission.
+CONTRASTS = _wordset(
+    """
+    but however although though despite yet whereas nevertheless nonetheless notwithstanding
+    """
+)
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
 NEGATIVE_PHRASES = ("instead of", "rather than", "other than", "apart from", "far from")
 # A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
@@ -104,6 +109,7 @@ MEANINGFUL_CLASSES: dict[str, frozenset[str]] = {
     "quantifier": QUANTIFIERS,
     "comparative": COMPARATIVES,
     "negative word": NEGATIVE_WORDS,
+    "contrast": CONTRASTS,
 }
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d")
