@@ -631,3 +631,21 @@ def add_source(
         )
     assert txn.written is not None
     return txn.written.sources[key]
+
+
+def check_source(path: str | os.PathLike[str], key: str, fields: Mapping[str, Any]) -> Source:
+    """``fields`` read as the source ``key`` of the ledger at ``path``, or the LedgerError.
+
+    Lets a bulk import refuse one entry it cannot hold (a URL with spaces, a bad DOI) before
+    the write, so one bad entry never refuses the whole import.
+    """
+    name = os.fspath(path)
+    if not is_citation_key(key):
+        raise LedgerError(
+            f"'{key}' is not a citation key pandoc can read after @",
+            file=name,
+            fix="use letters, digits and _, with punctuation (:.#$%&-+?<>~/) only between them",
+        )
+    root = os.path.dirname(os.path.abspath(name))
+    text = yaml.safe_dump({"sources": {key: plain(fields)}}, allow_unicode=True, sort_keys=False)
+    return _parse(text, name, root)[0].sources[key]
