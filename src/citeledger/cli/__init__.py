@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from citeledger import __version__
 from citeledger.errors import CiteledgerError
@@ -106,6 +107,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--quote", action="append", default=[], help="a passage (repeatable)")
     a.add_argument("--locator", help="locator of the (first) quote, e.g. 'p. 14'")
     a.add_argument("--ledger", default="citeledger.yaml")
+
+    _quote_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -212,6 +215,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             quotes=args.quote,
             locator=args.locator,
         )
+    if cmd == "quote":
+        return _quote(args)
     if cmd == "import":
         from citeledger.ledger.record import import_bibliography
 
@@ -223,6 +228,26 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return write_evidence_pages(args.ledger, args.out)
     raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
+
+
+def _quote_parser(sub: Any) -> None:
+    q = sub.add_parser(
+        "quote",
+        help="add a quote to a source already in the ledger",
+        description="Append a quote to an existing source (e.g. one made by import); "
+        "the ledger is written atomically and its comments are kept.",
+    )
+    q.add_argument("key", help="the source's citation key")
+    q.add_argument("text", help="the source's words, exactly as the source has them")
+    q.add_argument("--locator", help="where in the source, e.g. 'p. 14' or 'sec. 2.1'")
+    q.add_argument("--id", dest="quote_id", help="an id, for [@key quote:ID]")
+    q.add_argument("--ledger", default="citeledger.yaml", help="default: citeledger.yaml")
+
+
+def _quote(args: argparse.Namespace) -> int:
+    from citeledger.ledger.record import add_quote
+
+    return add_quote(args.ledger, args.key, args.text, locator=args.locator, quote_id=args.quote_id)
 
 
 def _key(args: argparse.Namespace) -> int:

@@ -66,6 +66,17 @@ def add_source(
     return 0
 
 
+def add_quote(
+    ledger_path: str, key: str, text: str, *, locator: str | None, quote_id: str | None
+) -> int:
+    """``citeledger quote``: a quote for a source already in the ledger (after an import)."""
+    ledger_mod.add_quote(ledger_path, key, text, locator=locator, quote_id=quote_id)
+    print(
+        f"citeledger: added a quote to @{key} in {ledger_path}; run `citeledger verify` to check it"
+    )
+    return 0
+
+
 def csl_to_source(item: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """One CSL-JSON item → ledger fields, or why it cannot enter (no resolvable identifier)."""
     fields: dict[str, Any] = {}

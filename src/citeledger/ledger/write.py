@@ -649,3 +649,47 @@ def check_source(path: str | os.PathLike[str], key: str, fields: Mapping[str, An
     root = os.path.dirname(os.path.abspath(name))
     text = yaml.safe_dump({"sources": {key: plain(fields)}}, allow_unicode=True, sort_keys=False)
     return _parse(text, name, root)[0].sources[key]
+
+
+def add_quote(
+    path: str | os.PathLike[str],
+    key: str,
+    text: str,
+    *,
+    locator: str | None = None,
+    quote_id: str | None = None,
+    lock_timeout: float = LOCK_TIMEOUT,
+) -> None:
+    """Append a quote to the existing source ``key`` (locked, atomic, comments kept).
+
+    The new quote is validated with the rest of the ledger (an empty text, a duplicate id are
+    refused and nothing is written); the same words twice are refused here, by name.
+    """
+    name = os.fspath(path)
+    quote: dict[str, Any] = {"text": text}
+    if quote_id is not None:
+        quote["id"] = quote_id
+    if locator is not None:
+        quote["locator"] = locator
+    with edit_ledger(path, lock_timeout=lock_timeout) as doc:
+        sources = doc.get("sources") if hasattr(doc, "get") else None
+        source = sources.get(key) if hasattr(sources, "get") else None
+        if not hasattr(source, "get"):
+            raise LedgerError(
+                f"source '{key}' is not in the ledger",
+                file=name,
+                fix=f"add it first: citeledger add {key} --url … (or citeledger import refs.bib)",
+            )
+        quotes = source.get("quotes")
+        if quotes is None:
+            source["quotes"] = [quote]
+            return
+        if not isinstance(quotes, list):
+            return  # not a list: the validation of the unchanged ledger says so on the next load
+        if any(hasattr(q, "get") and q.get("text") == text for q in quotes):
+            raise LedgerError(
+                f"source '{key}' already has this quote",
+                file=name,
+                fix="nothing was written; give a locator to the existing quote by hand if needed",
+            )
+        quotes.append(quote)
