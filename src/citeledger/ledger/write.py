@@ -672,9 +672,9 @@ def add_quote(
     if locator is not None:
         quote["locator"] = locator
     with edit_ledger(path, lock_timeout=lock_timeout) as doc:
-        sources = doc.get("sources") if hasattr(doc, "get") else None
-        source = sources.get(key) if hasattr(sources, "get") else None
-        if not hasattr(source, "get"):
+        sources: Any = doc.get("sources") if isinstance(doc, Mapping) else None
+        source: Any = sources.get(key) if isinstance(sources, Mapping) else None
+        if not isinstance(source, Mapping):
             raise LedgerError(
                 f"source '{key}' is not in the ledger",
                 file=name,
@@ -686,7 +686,7 @@ def add_quote(
             return
         if not isinstance(quotes, list):
             return  # not a list: the validation of the unchanged ledger says so on the next load
-        if any(hasattr(q, "get") and q.get("text") == text for q in quotes):
+        if any(isinstance(q, Mapping) and q.get("text") == text for q in quotes):
             raise LedgerError(
                 f"source '{key}' already has this quote",
                 file=name,
