@@ -17,7 +17,7 @@ import datetime as _dt
 import difflib
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -674,7 +674,7 @@ def add_quote(
     with edit_ledger(path, lock_timeout=lock_timeout) as doc:
         sources: Any = doc.get("sources") if isinstance(doc, Mapping) else None
         source: Any = sources.get(key) if isinstance(sources, Mapping) else None
-        if not isinstance(source, Mapping):
+        if not isinstance(source, MutableMapping):
             raise LedgerError(
                 f"source '{key}' is not in the ledger",
                 file=name,
