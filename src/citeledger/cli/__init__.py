@@ -125,7 +125,48 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evidence", help="write one read-only evidence page per receipt")
     e.add_argument("--ledger", default="citeledger.yaml")
     e.add_argument("--out", default="evidence", help="folder for the pages")
+    _fill_help(p)
     return p
+
+
+#: Help for the options that recur across subcommands, by destination; an option's own help
+#: wins. Keeps ``--help`` complete without repeating the same line at every subcommand.
+_COMMON_HELP = {
+    "ledger": "the ledger file (default: %(default)s)",
+    "only": "only these citation keys",
+    "dry_run": "state the plan (hosts, requests), send nothing",
+    "yes": "do not ask before sending (for CI)",
+    "allow_private": "allow loopback, private and link-local addresses",
+    "config": "retrieval settings (YAML): base URLs, mailto, limits",
+    "docs": "the documents to judge",
+    "source": "the source file (HTML, PDF, text…)",
+    "quote": "the quoted words to find",
+    "batch": "a JSONL file of cases to locate, one per line",
+    "key": "the source's citation key",
+    "reason": "why the citation is withdrawn or disputed",
+    "bibliography": "a BibTeX/BibLaTeX .bib or CSL-JSON .json file",
+    "title": "the work's title (CSL title)",
+    "url": "identifier: a web address",
+    "doi": "identifier: a bare DOI (10.…)",
+    "arxiv": "identifier: an arXiv id",
+    "isbn": "identifier: an ISBN",
+    "file": "identifier: a file relative to the ledger",
+    "path": "the signing key file",
+    "source_says": "what the source actually says",
+    "date": "the date of the record (default: today, UTC)",
+}
+
+
+def _fill_help(parser: argparse.ArgumentParser) -> None:
+    """A help line for every option and a description for every subcommand."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                sub = action.choices[choice.dest]
+                sub.description = sub.description or choice.help
+                _fill_help(sub)
+        elif action.help is None:
+            action.help = _COMMON_HELP.get(action.dest)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
