@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from citeledger import __version__
 from citeledger.errors import CiteledgerError
@@ -107,6 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--locator", help="locator of the (first) quote, e.g. 'p. 14'")
     a.add_argument("--ledger", default="citeledger.yaml")
 
+    _quote_parser(sub)
+
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
     i.add_argument("--ledger", default="citeledger.yaml")
@@ -122,7 +125,48 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evidence", help="write one read-only evidence page per receipt")
     e.add_argument("--ledger", default="citeledger.yaml")
     e.add_argument("--out", default="evidence", help="folder for the pages")
+    _fill_help(p)
     return p
+
+
+#: Help for the options that recur across subcommands, by destination; an option's own help
+#: wins. Keeps ``--help`` complete without repeating the same line at every subcommand.
+_COMMON_HELP = {
+    "ledger": "the ledger file (default: %(default)s)",
+    "only": "only these citation keys",
+    "dry_run": "state the plan (hosts, requests), send nothing",
+    "yes": "do not ask before sending (for CI)",
+    "allow_private": "allow loopback, private and link-local addresses",
+    "config": "retrieval settings (YAML): base URLs, mailto, limits",
+    "docs": "the documents to judge",
+    "source": "the source file (HTML, PDF, text…)",
+    "quote": "the quoted words to find",
+    "batch": "a JSONL file of cases to locate, one per line",
+    "key": "the source's citation key",
+    "reason": "why the citation is withdrawn or disputed",
+    "bibliography": "a BibTeX/BibLaTeX .bib or CSL-JSON .json file",
+    "title": "the work's title (CSL title)",
+    "url": "identifier: a web address",
+    "doi": "identifier: a bare DOI (10.…)",
+    "arxiv": "identifier: an arXiv id",
+    "isbn": "identifier: an ISBN",
+    "file": "identifier: a file relative to the ledger",
+    "path": "the signing key file",
+    "source_says": "what the source actually says",
+    "date": "the date of the record (default: today, UTC)",
+}
+
+
+def _fill_help(parser: argparse.ArgumentParser) -> None:
+    """A help line for every option and a description for every subcommand."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                sub = action.choices[choice.dest]
+                sub.description = sub.description or choice.help
+                _fill_help(sub)
+        elif action.help is None:
+            action.help = _COMMON_HELP.get(action.dest)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -212,6 +256,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             quotes=args.quote,
             locator=args.locator,
         )
+    if cmd == "quote":
+        return _quote(args)
     if cmd == "import":
         from citeledger.ledger.record import import_bibliography
 
@@ -223,6 +269,26 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return write_evidence_pages(args.ledger, args.out)
     raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
+
+
+def _quote_parser(sub: Any) -> None:
+    q = sub.add_parser(
+        "quote",
+        help="add a quote to a source already in the ledger",
+        description="Append a quote to an existing source (e.g. one made by import); "
+        "the ledger is written atomically and its comments are kept.",
+    )
+    q.add_argument("key", help="the source's citation key")
+    q.add_argument("text", help="the source's words, exactly as the source has them")
+    q.add_argument("--locator", help="where in the source, e.g. 'p. 14' or 'sec. 2.1'")
+    q.add_argument("--id", dest="quote_id", help="an id, for [@key quote:ID]")
+    q.add_argument("--ledger", default="citeledger.yaml", help="default: citeledger.yaml")
+
+
+def _quote(args: argparse.Namespace) -> int:
+    from citeledger.ledger.record import add_quote
+
+    return add_quote(args.ledger, args.key, args.text, locator=args.locator, quote_id=args.quote_id)
 
 
 def _key(args: argparse.Namespace) -> int:

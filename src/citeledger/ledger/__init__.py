@@ -18,6 +18,7 @@ from citeledger.ledger.load import (
     receipt_to_dict,
 )
 from citeledger.ledger.write import (
+    add_quote,
     add_source,
     append_receipt,
     append_receipts,
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_EVIDENCE_DIR",
     "LOCK_TIMEOUT",
     "RECEIPT_FIELDS",
+    "add_quote",
     "add_source",
     "append_receipt",
     "append_receipts",

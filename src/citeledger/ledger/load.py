@@ -32,10 +32,12 @@ from citeledger.ledger.csl import (
     CSL_VARIABLES,
     DATE_PARTS,
     DATE_VARIABLES,
+    LIST_VARIABLES,
     NAME_FLAGS,
     NAME_PARTS,
     NAME_VARIABLES,
     NUMBER_VARIABLES,
+    OBJECT_VARIABLES,
 )
 from citeledger.ledger.identifiers import IdentifierError, validate_identifier
 from citeledger.ledger.yamlnodes import (
@@ -77,8 +79,11 @@ TOP_LEVEL_KEYS = (
     "sources",
 )
 
-#: Recognised on a source or quote only to be refused as evidence (a check is an act).
+#: Recognised on a source or quote only to be refused as evidence (a check is an act). On a
+#: source, ``status`` is CSL's publication status (``forthcoming``); only a value that says
+#: "verified" (:data:`ASSERTION_STATUSES`) is taken as a hand-written flag there.
 ASSERTION_FIELDS = ("verified", "checked", "status", "verified_at")
+ASSERTION_STATUSES = frozenset({"verified", "checked", "confirmed", "ok", "true", "yes", "done"})
 STRUCTURE_FIELDS = ("quotes", "withdrawn", "disputed", "audience")
 QUOTE_FIELDS = ("text", "id", "locator", "receipts")
 RECORD_FIELDS = ("date", "reason", "source_says")
@@ -416,6 +421,8 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
             identifier = (name, name_node, value)
         elif name in CSL_VARIABLES:
             csl[name] = _csl_value(name, value, ctx, where)
+            if name == "status" and str(csl[name]).strip().lower() in ASSERTION_STATUSES:
+                asserted = True  # CSL's field, used as a hand-written "verified"
         elif name == "quotes":
             quotes_node = value
         elif name in ("withdrawn", "disputed"):
@@ -548,6 +555,14 @@ def _csl_value(name: str, node: Node, ctx: _Ctx, where: str) -> Any:
             f"{label} must be a year, an ISO date or a CSL date, not {_kind(node)}",
             node,
             f"write e.g. {name}: 2020, {name}: 2020-11-16 or {name}: {{date-parts: [[2020, 11]]}}",
+        )
+    if name in LIST_VARIABLES or name in OBJECT_VARIABLES:
+        want = SequenceNode if name in LIST_VARIABLES else MappingNode
+        if isinstance(node, want):
+            return to_python(node, ctx.file, where)
+        what = "a list of texts" if name in LIST_VARIABLES else "a mapping of names to values"
+        raise ctx.error(
+            f"{label} must be {what}, not {_kind(node)}", node, f"write {name} as {what}"
         )
     if isinstance(node, ScalarNode) and not _is_null(node):
         if name in NUMBER_VARIABLES:

@@ -17,30 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from citeledger import ledger as ledger_mod
-from citeledger.errors import CiteledgerError
+from citeledger.errors import CiteledgerError, LedgerError
 from citeledger.inert import visible
 from citeledger.inputs import read_text
-
-_CSL_KEEP = (
-    "type",
-    "title",
-    "author",
-    "editor",
-    "issued",
-    "container-title",
-    "publisher",
-    "publisher-place",
-    "page",
-    "volume",
-    "issue",
-    "edition",
-    "number",
-    "genre",
-    "language",
-    "collection-title",
-    "ISSN",
-    "note",
-)
+from citeledger.ledger.csl import CSL_VARIABLES
+from citeledger.ledger.write import check_source
 
 
 def today() -> str:
@@ -85,6 +66,17 @@ def add_source(
     return 0
 
 
+def add_quote(
+    ledger_path: str, key: str, text: str, *, locator: str | None, quote_id: str | None
+) -> int:
+    """``citeledger quote``: a quote for a source already in the ledger (after an import)."""
+    ledger_mod.add_quote(ledger_path, key, text, locator=locator, quote_id=quote_id)
+    print(
+        f"citeledger: added a quote to @{key} in {ledger_path}; run `citeledger verify` to check it"
+    )
+    return 0
+
+
 def csl_to_source(item: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """One CSL-JSON item → ledger fields, or why it cannot enter (no resolvable identifier)."""
     fields: dict[str, Any] = {}
@@ -104,9 +96,9 @@ def csl_to_source(item: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
         fields["url"] = str(url)
     else:
         return None, "no DOI, arXiv id, ISBN or URL (rule 1: a citation needs one)"
-    for name in _CSL_KEEP:
-        if name in item and item[name] not in (None, "", []):
-            fields[name] = item[name]
+    for name, value in item.items():  # every CSL variable the export has, in its order
+        if name in CSL_VARIABLES and value not in (None, "", [], {}):
+            fields[name] = value
     return fields, None
 
 
@@ -174,30 +166,49 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
     existing = (
         set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
     )
-    added = skipped = 0
-    with ledger_mod.edit_ledger(ledger_path, create=True) as doc:
-        if doc.get("sources") is None:
-            doc["sources"] = {}
-        sources = doc["sources"]
-        for item in items:
-            key = str(item.get("id", ""))
-            if not key or key in existing:
-                if key:
-                    print(
-                        visible(
-                            f"[WARNING] citeledger: @{key} is already in the ledger; left as it is"
-                        ),
-                        file=sys.stderr,
-                    )
-                skipped += 1
-                continue
-            fields, why = csl_to_source(item)
-            if fields is None:
-                print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
-                skipped += 1
-                continue
-            sources[key] = fields
-            existing.add(key)
-            added += 1
+    held, refused = plan_import(ledger_path, items, existing)
+    for key, why in refused:
+        print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
+    if held:
+        with ledger_mod.edit_ledger(ledger_path, create=True) as doc:
+            if doc.get("sources") is None:
+                doc["sources"] = {}
+            for key, fields in held.items():
+                doc["sources"][key] = fields
+    added, skipped = len(held), len(refused)
     print(f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported)")
     return 0
+
+
+def plan_import(
+    ledger_path: str, items: Sequence[Mapping[str, Any]], existing: set[str]
+) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+    """The entries a ledger can hold (key → fields) and each other entry with its reason.
+
+    Every entry is validated on its own, so one bad entry is skipped and said, never the
+    reason the whole import is refused.
+    """
+    held: dict[str, dict[str, Any]] = {}
+    refused: list[tuple[str, str]] = []
+    for number, item in enumerate(items, 1):
+        key = str(item.get("id") or "")
+        if not key:
+            refused.append((f"entry {number}", "it has no citation key"))
+            continue
+        if key in existing:
+            refused.append((key, "it is already in the ledger; left as it is"))
+            continue
+        if key in held:
+            refused.append((key, "a second entry with the same key; the first was kept"))
+            continue
+        fields, why = csl_to_source(item)
+        if fields is None:
+            refused.append((key, why or "no identifier"))
+            continue
+        try:
+            check_source(ledger_path, key, fields)
+        except LedgerError as e:
+            refused.append((key, e.message + (f" ({e.fix})" if e.fix else "")))
+            continue
+        held[key] = fields
+    return held, refused

@@ -17,7 +17,7 @@ import datetime as _dt
 import difflib
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -631,3 +631,65 @@ def add_source(
         )
     assert txn.written is not None
     return txn.written.sources[key]
+
+
+def check_source(path: str | os.PathLike[str], key: str, fields: Mapping[str, Any]) -> Source:
+    """``fields`` read as the source ``key`` of the ledger at ``path``, or the LedgerError.
+
+    Lets a bulk import refuse one entry it cannot hold (a URL with spaces, a bad DOI) before
+    the write, so one bad entry never refuses the whole import.
+    """
+    name = os.fspath(path)
+    if not is_citation_key(key):
+        raise LedgerError(
+            f"'{key}' is not a citation key pandoc can read after @",
+            file=name,
+            fix="use letters, digits and _, with punctuation (:.#$%&-+?<>~/) only between them",
+        )
+    root = os.path.dirname(os.path.abspath(name))
+    text = yaml.safe_dump({"sources": {key: plain(fields)}}, allow_unicode=True, sort_keys=False)
+    return _parse(text, name, root)[0].sources[key]
+
+
+def add_quote(
+    path: str | os.PathLike[str],
+    key: str,
+    text: str,
+    *,
+    locator: str | None = None,
+    quote_id: str | None = None,
+    lock_timeout: float = LOCK_TIMEOUT,
+) -> None:
+    """Append a quote to the existing source ``key`` (locked, atomic, comments kept).
+
+    The new quote is validated with the rest of the ledger (an empty text, a duplicate id are
+    refused and nothing is written); the same words twice are refused here, by name.
+    """
+    name = os.fspath(path)
+    quote: dict[str, Any] = {"text": text}
+    if quote_id is not None:
+        quote["id"] = quote_id
+    if locator is not None:
+        quote["locator"] = locator
+    with edit_ledger(path, lock_timeout=lock_timeout) as doc:
+        sources: Any = doc.get("sources") if isinstance(doc, Mapping) else None
+        source: Any = sources.get(key) if isinstance(sources, Mapping) else None
+        if not isinstance(source, MutableMapping):
+            raise LedgerError(
+                f"source '{key}' is not in the ledger",
+                file=name,
+                fix=f"add it first: citeledger add {key} --url … (or citeledger import refs.bib)",
+            )
+        quotes = source.get("quotes")
+        if quotes is None:
+            source["quotes"] = [quote]
+            return
+        if not isinstance(quotes, list):
+            return  # not a list: the validation of the unchanged ledger says so on the next load
+        if any(isinstance(q, Mapping) and q.get("text") == text for q in quotes):
+            raise LedgerError(
+                f"source '{key}' already has this quote",
+                file=name,
+                fix="nothing was written; give a locator to the existing quote by hand if needed",
+            )
+        quotes.append(quote)
