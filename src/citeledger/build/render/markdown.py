@@ -31,8 +31,15 @@ class MarkdownRenderer(Renderer):
     links: ClassVar[bool] = False
     top_level_callouts: ClassVar[bool] = True
 
-    def callout(self, item: Item) -> Node:
-        blocks = self.callout_content(item)
-        first = blocks[0]
-        first["c"].insert(0, ast.raw_inline("markdown", ALERT))
-        return ast.block_quote(blocks)
+    def callout(self, items: list[Item]) -> Node:
+        return _alert(super().callout(items)["c"][1])
+
+    def banner(self, items: list[Item], *, audit: bool) -> Node | None:
+        node = super().banner(items, audit=audit)
+        return None if node is None else _alert(node["c"][1])
+
+
+def _alert(blocks: list[Node]) -> Node:
+    """A GitHub alert: a block quote whose first line is ``[!CAUTION]``."""
+    blocks[0]["c"].insert(0, ast.raw_inline("markdown", ALERT))
+    return ast.block_quote(blocks)
