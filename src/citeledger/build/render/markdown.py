@@ -34,10 +34,6 @@ class MarkdownRenderer(Renderer):
     def callout(self, items: list[Item]) -> Node:
         return _alert(super().callout(items)["c"][1])
 
-    def banner(self, items: list[Item], *, audit: bool) -> Node | None:
-        node = super().banner(items, audit=audit)
-        return None if node is None else _alert(node["c"][1])
-
 
 def _alert(blocks: list[Node]) -> Node:
     """A GitHub alert: a block quote whose first line is ``[!CAUTION]``."""
