@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge
-from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
+from helpers import body, pandoc_bytes, pandoc_json, run_main, walk, with_class
 
 from citeledger.build.citations import find_citations, plain_text, resolve
 
@@ -100,15 +100,15 @@ def test_the_anchor_goes_on_the_span_and_the_audit_quotes_it() -> None:
         "citeledger.audit=true",
     )
     run = fixture(raw)
-    para = run.doc["blocks"][0]["c"]
+    para = body(run.doc)[0]["c"]
     (span,) = [n for n in para if n.get("t") == "Span" and "claim" in n["c"][0][1]]
     assert span["c"][0][0] == "citeledger-claim-1"
     assert span["c"][0][1] == ["claim"]  # the writer's classes only: the words stay prose
     wrap = with_class(run.doc, "Span", "citeledger-cite")[0]
     assert not with_class(wrap, "Span", "citeledger-claim")  # no second, empty anchor
-    ids = [n["c"][0][0] for n in walk(run.doc["blocks"]) if n.get("t") in ("Span", "Div")]
+    ids = [n["c"][0][0] for n in walk(body(run.doc)) if n.get("t") in ("Span", "Div")]
     assert ids.count("citeledger-claim-1") == 1
-    audit = run.doc["blocks"][-1]
+    audit = body(run.doc)[-1]
     links = [
         n for n in walk(audit) if n.get("t") == "Link" and n["c"][2][0] == "#citeledger-claim-1"
     ]
@@ -118,7 +118,7 @@ def test_the_anchor_goes_on_the_span_and_the_audit_quotes_it() -> None:
 
 def test_several_citations_share_one_span() -> None:
     raw = pandoc_bytes("[Two share this claim]{.claim} [@st-checked; @st-disputed].")
-    span = fixture(raw).doc["blocks"][0]["c"][0]
+    span = body(fixture(raw).doc)[0]["c"][0]
     assert span["c"][0][0] == "citeledger-claim-1"
     first = span["c"][1][0]  # the second citation's anchor opens the claim's words
     assert first["c"][0][:2] == ["citeledger-claim-2", ["citeledger-claim"]]
@@ -126,25 +126,21 @@ def test_several_citations_share_one_span() -> None:
 
 
 def test_a_writers_own_id_is_kept() -> None:
-    span = fixture(pandoc_bytes("[Named words]{#mine .claim} [@st-stale].")).doc["blocks"][0]["c"][
-        0
-    ]
+    span = body(fixture(pandoc_bytes("[Named words]{#mine .claim} [@st-stale].")).doc)[0]["c"][0]
     assert span["c"][0][0] == "mine"
     assert span["c"][1][0]["c"][0][0] == "citeledger-claim-1"
 
 
 @pytest.mark.parametrize("fmt", ["latex", "docx"])
 def test_formats_with_internal_links_anchor_the_span(fmt: str) -> None:
-    span = fixture(pandoc_bytes("[Claim words]{.claim} [@st-stale]."), fmt).doc["blocks"][0]["c"][0]
+    span = body(fixture(pandoc_bytes("[Claim words]{.claim} [@st-stale]."), fmt).doc)[0]["c"][0]
     assert span["c"][0][0] == "citeledger-claim-1"
 
 
 @pytest.mark.parametrize("fmt", ["gfm", "plain"])
 def test_formats_without_internal_links_leave_the_span_alone(fmt: str) -> None:
     before = pandoc_json("[Claim words]{.claim} [@st-stale].")["blocks"][0]["c"][0]
-    after = fixture(pandoc_bytes("[Claim words]{.claim} [@st-stale]."), fmt).doc["blocks"][0]["c"][
-        0
-    ]
+    after = body(fixture(pandoc_bytes("[Claim words]{.claim} [@st-stale]."), fmt).doc)[0]["c"][0]
     assert after == before
 
 

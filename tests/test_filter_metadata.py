@@ -8,6 +8,7 @@ the audit; its callout goes at the top of the body, which every template and for
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge
-from helpers import PANDOC, pandoc_bytes, run_main, venv_env, walk, with_class
+from helpers import PANDOC, body, pandoc_bytes, run_main, venv_env, walk, with_class
 
 from citeledger.build.citations import find_citations, plain_text
 from conftest import CORPUS as SHARED_CORPUS
@@ -71,7 +72,7 @@ def test_latex_writes_anchors_that_survive_maketitle() -> None:
 @pytest.mark.parametrize("fmt", ["html", "latex", "docx", "gfm", "plain"])
 def test_metadata_citations_are_flagged_in_place_and_explained_at_the_top(fmt: str) -> None:
     run = fixture(pandoc_bytes(DOC), fmt)
-    meta, blocks = run.doc["meta"], run.doc["blocks"]
+    meta, blocks = run.doc["meta"], body(run.doc)
     # the flag stands at the citation, inside the metadata field
     assert _flag_ids(meta["title"]) == ["citeledger-cite-1"]
     assert _flag_ids(meta["subtitle"]) == []  # checked: wrapped, quiet
@@ -79,15 +80,22 @@ def test_metadata_citations_are_flagged_in_place_and_explained_at_the_top(fmt: s
     assert _flag_ids(meta["thanks"]) == ["citeledger-cite-3"]
     assert _flag_ids(meta["abstract"]) == ["citeledger-cite-4"]
     assert _flag_ids(blocks) == ["citeledger-cite-5"]
-    # the callouts of the metadata claims open the body, in order, before the body's own
+    # the metadata claims' breakdowns open the body as one grouped callout, in order, before
+    # the body's own
     if fmt == "gfm":
         quotes = [b for b in blocks if b["t"] == "BlockQuote"]
-        assert [b["t"] for b in blocks[:3]] == ["BlockQuote"] * 3 and len(quotes) == 4
-        assert "Citation 1:" in plain_text(quotes[0]["c"][1]["c"])
+        assert blocks[0]["t"] == "BlockQuote" and len(quotes) == 2
+        strs = [n["c"] for n in walk(quotes[0]) if n.get("t") == "Str"]
+        numbers = [b for a, b in itertools.pairwise(strs) if a == "Citation" and b.isdigit()]
+        assert numbers == ["1", "3", "4"]
     else:
-        assert [b["t"] for b in blocks[:3]] == ["Div"] * 3
-        ids = [d["c"][0][0] for d in with_class(blocks, "Div", "citeledger-breakdown")]
-        assert ids == [f"citeledger-breakdown-{n}" for n in (1, 3, 4, 5)]
+        assert blocks[0]["t"] == "Div"
+        assert with_class(blocks[0], "Div", "citeledger-breakdowns") == [blocks[0]]
+        divs = with_class(blocks, "Div", "citeledger-breakdown")
+        divs += with_class(blocks, "Div", "citeledger-breakdown-item")
+        ids = sorted(d["c"][0][0] for d in divs if d["c"][0][0])
+        if fmt in ("html", "latex", "docx"):
+            assert ids == [f"citeledger-breakdown-{n}" for n in (1, 3, 4, 5)]
     assert len(run.warnings) == 4
     assert "citation 4 (@st-tampered) tampered" in run.err
     assert "in “As @st-tampered showed, the effect holds.”" in run.err
@@ -104,7 +112,7 @@ def test_strict_counts_metadata_breakdowns_and_check_sees_them() -> None:
 
 def test_the_audit_lists_metadata_claims_and_links_to_them() -> None:
     run = fixture(pandoc_bytes(DOC, "-M", "citeledger.audit=true"))
-    audit = run.doc["blocks"][-1]
+    audit = body(run.doc)[-1]
     summary = next(n for n in walk(audit) if n.get("t") == "Para")
     assert "5 citations: 1 checked, 4 not." in plain_text(summary["c"])
     back = {n["c"][2][0] for n in walk(audit) if n.get("t") == "Link"}
@@ -153,6 +161,6 @@ def test_the_jss_templates_abstract_citation_is_judged() -> None:
     run = run_main(raw, "html", judge_factory=FixtureJudge)
     (flag,) = with_class(run.doc["meta"]["abstract"], "Span", "citeledger-flag")
     assert flag["c"][0][0] == "citeledger-cite-1"
-    first = run.doc["blocks"][0]
+    first = body(run.doc)[0]
     assert first["t"] == "Div" and first["c"][0][0] == "citeledger-breakdown-1"
     assert "ZeileisKleiberJackman2008" in run.warnings[0]

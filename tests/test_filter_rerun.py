@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge, judgement_for
-from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
+from helpers import body, pandoc_bytes, pandoc_json, run_main, walk, with_class
 
 from citeledger.build.citations import plain_text
 from citeledger.model import CitationRef, Judgement, State
@@ -125,7 +125,7 @@ def test_a_second_run_keeps_the_quote_selector_it_stripped() -> None:
 
     raw = pandoc_bytes("A [@st-stale, p. 4 quote:q1; @st-checked quote:intro; @st-tampered].")
     first = run_main(raw, "html", judge_factory=factory)
-    assert "quote:" not in json.dumps(first.doc["blocks"])
+    assert "quote:" not in json.dumps(body(first.doc))
     second = run_main(first.out, "html", judge_factory=factory)
     assert second.out == first.out
     assert [r.selector for r in judges[0].seen] == ["q1", "intro", None]
@@ -136,7 +136,7 @@ def test_a_second_run_keeps_the_quote_selector_it_stripped() -> None:
 def test_the_writers_words_and_classes_in_a_forged_wrapper_are_kept() -> None:
     raw = pandoc_bytes("See [[@st-stale] and my own words]{.citeledger-cite .mine} here.")
     run = fixture(raw)
-    para = run.doc["blocks"][0]["c"]
+    para = body(run.doc)[0]["c"]
     mine = [n for n in para if n.get("t") == "Span" and "mine" in n["c"][0][1]]
     assert len(mine) == 1 and "citeledger-cite" not in mine[0]["c"][0][1]
     assert "and my own words" in plain_text(mine[0]["c"][1])

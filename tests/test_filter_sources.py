@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 sys.path.insert(0, str(Path(__file__).parent / "golden" / "sources"))
 
-from helpers import pandoc_bytes, pandoc_json, run_main, walk, with_class
+from helpers import body, pandoc_bytes, pandoc_json, run_main, walk, with_class
 from web_judge import PAGE_URL, PDF_URL, QUOTE, RESTRICTED_TITLE, TEXT, WebJudge
 
 from citeledger.build.citations import plain_text
@@ -49,7 +49,7 @@ def _source_links(node: object) -> list[str]:
 def _wraps(doc: dict) -> dict[str, dict]:
     """Each processed Cite's wrapper, by the key of its (first) citation."""
     out = {}
-    for wrap in with_class(doc["blocks"], "Span", "citeledger-cite"):
+    for wrap in with_class(body(doc), "Span", "citeledger-cite"):
         cite = next(n for n in walk(wrap) if n.get("t") == "Cite")
         out.setdefault(cite["c"][0][0]["citationId"], wrap)
     return out
@@ -61,7 +61,7 @@ def test_checked_web_citations_link_to_the_passage_without_evidence_pages() -> N
     wraps = _wraps(doc)
     assert _source_links(wraps["web-checked"]) == [PAGE_LINK]
     assert _source_links(wraps["pdf-checked"]) == [PDF_URL + "#page=3"]
-    assert _source_links(doc["blocks"]) == [PAGE_LINK, PDF_URL + "#page=3"]  # no others
+    assert _source_links(body(doc)) == [PAGE_LINK, PDF_URL + "#page=3"]  # no others
     link = next(n for n in walk(wraps["web-checked"]) if n.get("t") == "Link")
     assert plain_text(link["c"][1]) == "source"
     assert "passage" in link["c"][2][1]  # its title says where it leads
@@ -77,8 +77,8 @@ def test_it_is_the_link_the_report_and_the_audit_give() -> None:
     anchor = anchor_for(judge.judge(CitationRef("web-checked")), judge.reader)
     assert anchor is not None and anchor["link"] == PAGE_LINK
     doc = web(pandoc_bytes("Web [@web-checked].", "-M", "citeledger.audit=true")).doc
-    audit = [n["c"][2][0] for n in walk(doc["blocks"][-1]) if n.get("t") == "Link"]
-    assert PAGE_LINK in audit and _source_links(doc["blocks"][0]) == [PAGE_LINK]
+    audit = [n["c"][2][0] for n in walk(body(doc)[-1]) if n.get("t") == "Link"]
+    assert PAGE_LINK in audit and _source_links(body(doc)[0]) == [PAGE_LINK]
 
 
 def test_with_evidence_pages_both_links_show_evidence_first() -> None:
@@ -95,14 +95,14 @@ def test_with_evidence_pages_both_links_show_evidence_first() -> None:
 @pytest.mark.parametrize("fmt", ["latex", "docx", "gfm", "markdown", "typst", "rst"])
 def test_other_formats_get_a_normal_raised_link(fmt: str) -> None:
     doc = web(pandoc_bytes(DOC), fmt).doc
-    assert _source_links(doc["blocks"]) == [PAGE_LINK, PDF_URL + "#page=3"]
-    span = with_class(doc["blocks"], "Span", "citeledger-source")[0]
+    assert _source_links(body(doc)) == [PAGE_LINK, PDF_URL + "#page=3"]
+    span = with_class(body(doc), "Span", "citeledger-source")[0]
     assert span["c"][1][0]["t"] == "Superscript"
 
 
 def test_plain_text_drops_urls_so_it_gets_no_dead_source_word() -> None:
     doc = web(pandoc_bytes(DOC), "plain").doc
-    assert not with_class(doc["blocks"], "Span", "citeledger-source")
+    assert not with_class(body(doc), "Span", "citeledger-source")
 
 
 @pytest.mark.parametrize("fmt", ["html", "latex", "docx", "gfm", "plain"])
@@ -115,7 +115,7 @@ def test_restricted_citations_never_get_it_nor_leak(fmt: str) -> None:
 
 def test_no_source_link_inside_link_text_or_on_a_breakdown() -> None:
     doc = web(pandoc_bytes(DOC)).doc
-    linked = doc["blocks"][1]
+    linked = body(doc)[1]
     assert not with_class(linked, "Span", "citeledger-source")
     for key in ("st-stale", "web-restricted", "file-checked"):
         assert not _source_links(_wraps(doc)[key])
@@ -143,7 +143,7 @@ def test_the_real_judge_and_evidence_store_give_a_text_fragment(tmp_path: Path) 
 
     doc = pandoc_json("Checked [@hchm]. Misquoted [@hchm-misquoted]. Unread [@larson2019].")
     result = run_filter(doc, "html", judge_factory=judges)
-    links = _source_links(result.doc["blocks"])
+    links = _source_links(body(result.doc))
     expected = anchor_for(Judge(ledger, reader=reader).judge(CitationRef("hchm")), reader)
     assert expected is not None
     assert links == [expected["link"]]

@@ -19,7 +19,11 @@ Where the callout goes (the nearest place a block may stand after the claim):
   template prints the abstract, while the body is always shown);
 - Markdown builds (GitHub alerts cannot nest in a list, quote, definition or note): after the
   top-level block holding the claim, whatever the claim is inside;
-- one callout per breakdown citation, in document order, each with its own number.
+- one callout per block holding breakdowns: one citation's as ever, several listed in one
+  grouped callout (each item still its own number, state, reasons and links; a reason shared by
+  several said once), so a paragraph of six breakdowns is not six identical boxes;
+- a banner at the top of the body (``Div.citeledger-banner``) when any citation is not checked:
+  the counts by state, and a link to the audit when there is one.
 
 Links (HTML, LaTeX, DOCX): each citation has a claim anchor ``#citeledger-claim-N`` (before
 the Cite; for a citation-only note, before the note in the body; on the writer's ``[…]{.claim}``
@@ -219,7 +223,7 @@ def run_filter(
         items = [replace(item, evidence=pages.add(item)) for item in items]
     items = _with_source_links(items, reader)
     renderer = renderer_for(fmt, audit=options.audit)
-    _apply(doc_json, items, renderer)
+    _apply(doc_json, items, renderer, audit=options.audit)
     for node in unverified:  # by reference: _apply's insertions cannot have moved them
         renderer.mark_unverified(node)
     renderer.add_header(meta)
@@ -264,8 +268,8 @@ def _with_source_links(items: list[Item], reader: Any) -> list[Item]:
     return out
 
 
-def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
-    """Wrap each Cite, strip quote selectors, insert claim anchors and callouts.
+def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit: bool) -> None:
+    """Wrap each Cite, strip quote selectors, insert claim anchors, callouts and the banner.
 
     Every list is resolved before anything is changed, and each list is edited by reference, so
     an insertion in one list can never shift a path into another; within a list, insertions go
@@ -296,6 +300,10 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
         anchors = renderer.mark_claim(span, claimed)
         if anchors:
             insert(span["c"][1], 0, anchors)
+    banner = renderer.banner(items, audit=audit)
+    if banner is not None:
+        insert(doc["blocks"], 0, [banner])
+    callouts: dict[tuple[int, int], tuple[list[Any], list[Item]]] = {}
     for item in items:
         fc = item.found
         if fc.claim_span is None and fc.claim_at is not None:
@@ -307,7 +315,10 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer) -> None:
             host, after = fc.host_path, fc.host_after
             if renderer.top_level_callouts and host != ("blocks",):
                 host, after = ("blocks",), fc.block_index
-            insert(resolve(doc, host), after + 1, [renderer.callout(item)])
+            into = resolve(doc, host)
+            callouts.setdefault((id(into), after + 1), (into, []))[1].append(item)
+    for (_, at), (into, group) in callouts.items():  # one callout per block: its breakdowns
+        insert(into, at, [renderer.callout(group)])
 
     for parent, index, group, citations, cites in wraps:
         for citation in citations:

@@ -20,6 +20,9 @@ CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
 CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
 BREAKDOWN_CLASS = "citeledger-breakdown"
 AUDIT_CLASS = "citeledger-audit"
+BANNER_CLASS = "citeledger-banner"  # the per-document counts at the top of the body
+GROUP_CLASS = "citeledger-breakdowns"  # a callout listing the breakdowns of one block
+ITEM_CLASS = "citeledger-breakdown-item"  # one citation of such a callout
 UNVERIFIED_LABEL_CLASS = "citeledger-unverified-label"
 UNVERIFIED_MARKED_CLASS = "citeledger-unverified"  # added by the filter: marked already
 ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (render.markdown)
@@ -31,7 +34,7 @@ FILTER_WORDS = frozenset(
 # anything whose presence means the filter ran on this document before
 FILTER_MADE = frozenset(
     {PROCESSED_CLASS, FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS}
-    | {BREAKDOWN_CLASS, AUDIT_CLASS}
+    | {BREAKDOWN_CLASS, AUDIT_CLASS, BANNER_CLASS}
 )
 # the writer's own classes
 CLAIM_CLASS = "claim"  # the writer's explicit claim Span: ``[words]{.claim}``

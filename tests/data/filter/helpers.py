@@ -85,3 +85,23 @@ def walk(node: Any) -> Iterator[dict[str, Any]]:
 def with_class(doc: Any, t: str, cls: str) -> list[dict[str, Any]]:
     """Elements of type ``t`` (Span/Div) carrying class ``cls``, in document order."""
     return [n for n in walk(doc) if n.get("t") == t and cls in n["c"][0][1]]
+
+
+def body(doc: Any) -> list[dict[str, Any]]:
+    """The document's blocks after the filter's banner (``citeledger-banner``), if it has one.
+
+    The banner is tested on its own (tests/test_filter_grouped.py); tests about where the
+    callouts and anchors go read the body after it.
+    """
+    blocks: list[dict[str, Any]] = doc["blocks"]
+    if blocks and _is_banner(blocks[0]):
+        return blocks[1:]
+    return blocks
+
+
+def _is_banner(block: dict[str, Any]) -> bool:
+    if block.get("t") == "Div":
+        return "citeledger-banner" in block["c"][0][1]
+    if block.get("t") == "BlockQuote":  # Markdown builds: a GitHub alert
+        return "Citation check:" in json.dumps(block)
+    return False

@@ -44,8 +44,8 @@ from citeledger.build.citations import (
     UNVERIFIED_LABEL_CLASS,
 )
 from citeledger.build.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
+from citeledger.build.names import BANNER_CLASS, GROUP_CLASS, ITEM_CLASS, claim_id
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_CLASS
-from citeledger.build.names import claim_id
 from citeledger.build.render import ast, words
 from citeledger.build.render.ast import Node
 from citeledger.build.render.words import Item
@@ -193,16 +193,80 @@ class Renderer:
 
     # blocks -------------------------------------------------------------------
 
-    def callout(self, item: Item) -> Node:
-        classes = [BREAKDOWN_CLASS, f"citeledger-{item.state.value}"]
-        a = ast.attr(item.found.breakdown_anchor, classes, self.callout_attributes(item))
-        return ast.div(a, self.callout_content(item))
+    def callout(self, items: list[Item]) -> Node:
+        """The callout of one block's breakdowns: one item as always, several as one group.
+
+        A group is ``Div.citeledger-breakdown.citeledger-breakdowns`` with a state class per
+        state present; each item inside is ``Div#citeledger-breakdown-N.citeledger-breakdown-item
+        .citeledger-<state>`` (where the format has internal links), so each flag still leads
+        to its own item and each item back to its flag.
+        """
+        if len(items) == 1:
+            item = items[0]
+            classes = [BREAKDOWN_CLASS, f"citeledger-{item.state.value}"]
+            a = ast.attr(item.found.breakdown_anchor, classes, self.callout_attributes(item))
+            return ast.div(a, self.callout_content(item))
+        states = list(dict.fromkeys(f"citeledger-{item.state.value}" for item in items))
+        a = ast.attr("", [BREAKDOWN_CLASS, GROUP_CLASS, *states], self.group_attributes(items))
+        head, parts = words.group_blocks(items, link_back=self.links, shout=self.shout)
+        blocks = list(head)
+        for item, part in zip(items, parts, strict=True):
+            if self.links:
+                classes = [ITEM_CLASS, f"citeledger-{item.state.value}"]
+                ia = ast.attr(item.found.breakdown_anchor, classes, self.item_attributes(item))
+                blocks.append(ast.div(ia, part))
+            else:
+                blocks += part
+        return ast.div(a, self.frame(blocks, items))
+
+    @property
+    def shout(self) -> bool:
+        """Titles in capitals too, where bold cannot show."""
+        return False
 
     def callout_attributes(self, item: Item) -> list[tuple[str, str]]:
         return []
 
+    def group_attributes(self, items: list[Item]) -> list[tuple[str, str]]:
+        return []
+
+    def item_attributes(self, item: Item) -> list[tuple[str, str]]:
+        return []
+
     def callout_content(self, item: Item) -> list[Node]:
-        return words.callout_blocks(item, link_back=self.links)
+        return self.frame(
+            words.callout_blocks(item, link_back=self.links, shout=self.shout), [item]
+        )
+
+    def frame(self, blocks: list[Node], items: list[Item]) -> list[Node]:
+        """How a callout's blocks stand in this format (a box, a quote, a style)."""
+        return blocks
+
+    def banner(self, items: list[Item], *, audit: bool) -> Node | None:
+        """``Div.citeledger-banner`` for the top of the body: the counts by state, the audit.
+
+        Only when a citation is not checked: a fully checked document stays quiet.
+        """
+        if not any(item.state.is_breakdown for item in items):
+            return None
+        inlines: list[Node] = [ast.strong(ast.words(words.banner_text(items)))]
+        if audit:
+            see = ast.words("See the citation audit.")
+            if self.links:
+                from citeledger.report.audit import AUDIT_ID
+
+                see = [ast.link(see, "#" + AUDIT_ID)]
+            inlines += [ast.space(), *see]
+        return ast.div(
+            ast.attr("", [BANNER_CLASS], self.banner_attributes()),
+            self.frame_banner([ast.para(inlines)]),
+        )
+
+    def banner_attributes(self) -> list[tuple[str, str]]:
+        return []
+
+    def frame_banner(self, blocks: list[Node]) -> list[Node]:
+        return self.frame(blocks, [])
 
     def audit(self, rows: list[AuditRow], evidence_href: str | None) -> Node:
         """The "Citation audit" section of ``citeledger.report.audit``, in a Div of its own."""

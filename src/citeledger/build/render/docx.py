@@ -38,10 +38,32 @@ class DocxRenderer(Renderer):
     def callout_attributes(self, item: Item) -> list[tuple[str, str]]:
         return [("custom-style", BREAKDOWN_STYLE)]
 
-    def callout_content(self, item: Item) -> list[Node]:
-        blocks = super().callout_content(item)
+    def group_attributes(self, items: list[Item]) -> list[tuple[str, str]]:
+        return [("custom-style", BREAKDOWN_STYLE)]
+
+    def banner_attributes(self) -> list[tuple[str, str]]:
+        return [("custom-style", BREAKDOWN_STYLE)]
+
+    def frame(self, blocks: list[Node], items: list[Item]) -> list[Node]:
+        """Each run of paragraphs in the callout's style; a grouped item's Div (its bookmark,
+        which the flag links to) is kept around its own paragraphs."""
+        depth = items[0].found.list_depth if items else 0
+        out: list[Node] = []
+        run: list[Node] = []
+        for block in [*blocks, None]:
+            if block is not None and block.get("t") != "Div":
+                run.append(block)
+                continue
+            if run:
+                out += self._styled(run, depth)
+                run = []
+            if block is not None:
+                out.append(ast.div(block["c"][0], self._styled(block["c"][1], depth)))
+        return out
+
+    def _styled(self, blocks: list[Node], depth: int) -> list[Node]:
         if self.fmt == "docx":
-            xml = ooxml.paragraphs(blocks, BREAKDOWN_STYLE_ID, item.found.list_depth)
+            xml = ooxml.paragraphs(blocks, BREAKDOWN_STYLE_ID, depth)
             if xml is not None:
                 return [ast.raw_block("openxml", xml)]
         return [_styled_lists(block) for block in blocks]

@@ -36,6 +36,15 @@ class HtmlRenderer(Renderer):
     def callout_attributes(self, item: Item) -> list[tuple[str, str]]:
         return [("role", "note"), ("data-key", item.found.ref.key)]
 
+    def group_attributes(self, items: list[Item]) -> list[tuple[str, str]]:
+        return [("role", "note")]
+
+    def item_attributes(self, item: Item) -> list[tuple[str, str]]:
+        return [("data-key", item.found.ref.key)]
+
+    def banner_attributes(self) -> list[tuple[str, str]]:
+        return [("role", "note")]
+
     def flag_attributes(self, item: Item) -> list[tuple[str, str]]:
         return [("data-key", item.found.ref.key)]
 

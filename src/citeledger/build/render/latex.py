@@ -37,9 +37,8 @@ class LatexRenderer(Renderer):
     header_template: ClassVar[str | None] = "citeledger.tex"
     header_marker: ClassVar[str] = "citeledger-header"
 
-    def callout_content(self, item: Item) -> list[Node]:
-        inner = super().callout_content(item)
-        return [ast.raw_block("latex", BEGIN), *inner, ast.raw_block("latex", END)]
+    def frame(self, blocks: list[Node], items: list[Item]) -> list[Node]:
+        return [ast.raw_block("latex", BEGIN), *blocks, ast.raw_block("latex", END)]
 
     def flag_inlines(self, item: Item) -> list[Node]:
         inner = super().flag_inlines(item)

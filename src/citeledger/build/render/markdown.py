@@ -31,8 +31,11 @@ class MarkdownRenderer(Renderer):
     links: ClassVar[bool] = False
     top_level_callouts: ClassVar[bool] = True
 
-    def callout(self, item: Item) -> Node:
-        blocks = self.callout_content(item)
-        first = blocks[0]
-        first["c"].insert(0, ast.raw_inline("markdown", ALERT))
-        return ast.block_quote(blocks)
+    def callout(self, items: list[Item]) -> Node:
+        return _alert(super().callout(items)["c"][1])
+
+
+def _alert(blocks: list[Node]) -> Node:
+    """A GitHub alert: a block quote whose first line is ``[!CAUTION]``."""
+    blocks[0]["c"].insert(0, ast.raw_inline("markdown", ALERT))
+    return ast.block_quote(blocks)

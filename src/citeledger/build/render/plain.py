@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from citeledger.build.render import ast, words
+from citeledger.build.render import ast
 from citeledger.build.render.ast import Node
 from citeledger.build.render.base import Renderer
 from citeledger.build.render.words import Item
@@ -20,8 +20,11 @@ class PlainRenderer(Renderer):
     family: ClassVar[str] = "plain"
     links: ClassVar[bool] = False
 
-    def callout_content(self, item: Item) -> list[Node]:
-        blocks = words.callout_blocks(item, link_back=False, shout=self.fmt == "plain")
+    @property
+    def shout(self) -> bool:
+        return self.fmt == "plain"
+
+    def frame(self, blocks: list[Node], items: list[Item]) -> list[Node]:
         return [ast.block_quote(blocks)]
 
     @property

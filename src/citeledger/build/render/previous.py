@@ -47,12 +47,13 @@ from citeledger.build.citations import (
     plain_text,
     stored_selectors,
 )
+from citeledger.build.names import BANNER_CLASS
 
 Json = Any
 
 _OUR_INLINES = frozenset({FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS})
 _SPACED = frozenset({FLAG_CLASS, SOURCE_CLASS})  # the renderer puts a space before these
-_OUR_BLOCKS = frozenset({BREAKDOWN_CLASS, AUDIT_CLASS})
+_OUR_BLOCKS = frozenset({BREAKDOWN_CLASS, AUDIT_CLASS, BANNER_CLASS})
 _OURS = _OUR_INLINES | _OUR_BLOCKS | {PROCESSED_CLASS, CHECKED_CLASS}
 _WRAPPER_KEYS = frozenset({STATES_ATTRIBUTE, SELECTORS_ATTRIBUTE})
 

@@ -122,14 +122,69 @@ def callout_blocks(item: Item, *, link_back: bool, shout: bool = False) -> list[
     return ast.inert(_callout_blocks(item, link_back=link_back, shout=shout))
 
 
-def _callout_blocks(item: Item, *, link_back: bool, shout: bool) -> list[Node]:
+def group_blocks(
+    items: list[Item], *, link_back: bool, shout: bool = False
+) -> tuple[list[Node], list[list[Node]]]:
+    """One callout for the breakdowns of one block: its head, and each item's own blocks.
+
+    The head is a title as loud as a single callout's (bold, capitals where bold cannot show)
+    saying how many citations here are not checked, then each reason that several items share,
+    said once with the numbers of the citations it belongs to. Each item keeps its own title
+    (its state), citation line and the reasons that are its alone — so a row of identical
+    callouts never reads as boilerplate, and no item loses what is wrong with it.
+    """
+    counts: dict[str, list[int]] = {}
+    for item in items:
+        for reason in _unique_reasons(item.judgement.reasons):
+            counts.setdefault(reason, []).append(item.number)
+    shared = {r: ns for r, ns in counts.items() if len(ns) > 1}
+    title = f"{len(items)} citations here are not checked"
+    head = [ast.para([ast.strong(ast.words(title.upper() if shout else title))])]
+    for reason, numbers in shared.items():
+        head.append(_labelled(f"Why (citations {_numbers(numbers)}):", *prose(reason)))
+    parts = [
+        ast.inert(_callout_blocks(item, link_back=link_back, shout=shout, skip=set(shared)))
+        for item in items
+    ]
+    return ast.inert(head), parts
+
+
+def _numbers(numbers: list[int]) -> str:
+    """``1, 2 and 5``."""
+    text = [str(n) for n in numbers]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]
+
+
+def _unique_reasons(reasons: tuple[str, ...]) -> list[str]:
+    return list(dict.fromkeys(" ".join(r.split()) for r in reasons if r.strip()))
+
+
+def banner_text(items: list[Item]) -> str:
+    """The per-document banner's words: how many citations, how many checked, the rest by state."""
+    by_state: dict[State, int] = {}
+    for item in items:
+        by_state[item.state] = by_state.get(item.state, 0) + 1
+    checked = by_state.pop(State.CHECKED, 0)
+    broken = sum(by_state.values())
+    parts = ", ".join(f"{n} {state_label(s)}" for s, n in by_state.items())
+    noun = "citation" if len(items) == 1 else "citations"
+    text = f"Citation check: {checked} of {len(items)} {noun} checked"
+    if broken:
+        text += f"; {broken} not checked ({parts})"
+    return text + "."
+
+
+def _callout_blocks(
+    item: Item, *, link_back: bool, shout: bool, skip: set[str] | None = None
+) -> list[Node]:
     j = item.judgement
     title = j.state.title.upper() if shout else j.state.title
     blocks = [
         ast.para([ast.strong(ast.words(title))]),
         ast.para(citation_line(item, item.found.anchor if link_back else None)),
     ]
-    blocks += _reasons(j.reasons)
+    own = tuple(r for r in j.reasons if " ".join(r.split()) not in (skip or set()))
+    blocks += _reasons(own)
     if j.state is State.RESTRICTED:
         return blocks
     if j.quote is not None and j.quote.text.strip():
