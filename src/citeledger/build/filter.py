@@ -182,29 +182,55 @@ def run_filter(
 ) -> FilterResult:
     """Judge and render every citation of ``doc_json`` (edited in place) for output ``fmt``.
 
-    Raises ``CiteledgerError`` for a bad ledger or option; never prints.
+    Four phases, as panflute names them: prepare (scan, undo an earlier run, read the options),
+    judge (every citation, one judge per audience), render (flags, callouts, header) and
+    finalize (references, audit, evidence pages, warnings, strict). Raises ``CiteledgerError``
+    for a bad ledger or option; never prints.
     """
+    prepared = _prepare(doc_json, environ)
+    if isinstance(prepared, FilterResult):
+        return prepared
+    scan, options = prepared
+    renderer = renderer_for(fmt, audit=options.audit)
+    if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
+        _render(doc_json, [], scan.unverified, renderer, options)
+        return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
+    judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
+    pages = _EvidencePages.start(options, fmt, judged.reader)
+    items = judged.items
+    if pages is not None:
+        items = [replace(item, evidence=pages.add(item)) for item in items]
+    items = _with_source_links(items, judged.reader)
+    _render(doc_json, items, scan.unverified, renderer, options)
+    return _finalize(doc_json, items, judged, renderer, options, pages)
+
+
+def _prepare(
+    doc_json: dict[str, Any], environ: Mapping[str, str] | None
+) -> FilterResult | tuple[Any, Options]:
+    """Scan the document once (twice after undoing an earlier run's output) and read the
+    options; a document with nothing to judge comes back as its result at once."""
     scan = scan_document(doc_json)
     changed = scan.previous
     if scan.previous:  # an earlier run's output: remove it, then judge everything afresh
         strip_previous(doc_json, scan.prefixes)
         scan = scan_document(doc_json)
-    found, unverified = scan.citations, scan.unverified
-    if not found and not unverified:
+    if not scan.citations and not scan.unverified:
         return FilterResult(doc_json, changed=changed)
-    meta = doc_json.setdefault("meta", {})
-    options = read_options(meta, environ)
-    if not found:  # only unverified markers: nothing to judge, no ledger needed
-        renderer = renderer_for(fmt, audit=options.audit)
-        for node in unverified:
-            renderer.mark_unverified(node)
-        renderer.add_header(meta)
-        warnings = [
-            f"unknown option citeledger.{name} (known: {', '.join(NAMES)})"
-            for name in options.unknown
-        ]
-        return FilterResult(doc_json, changed=True, warnings=warnings)
-    factory = judge_factory or LedgerJudges()
+    return scan, read_options(doc_json.setdefault("meta", {}), environ)
+
+
+@dataclass
+class _Judged:
+    items: list[Item]
+    strict_items: list[Item]  # breakdowns where strict is on (document or element)
+    judges: dict[str | None, Judging]
+    factory: JudgeFactory
+    reader: Any  # the evidence reader of the one ledger, when there is one
+
+
+def _judge(found: list[Any], options: Options, factory: JudgeFactory) -> _Judged:
+    """Every citation judged, by one judge per audience (an element may narrow its own)."""
     judges: dict[str | None, Judging] = {}
     items: list[Item] = []
     strict_items: list[Item] = []
@@ -218,36 +244,62 @@ def run_filter(
         if local.strict and item.state.is_breakdown:
             strict_items.append(item)
     reader = next((getattr(j, "reader", None) for j in judges.values()), None)  # one ledger
-    pages = _EvidencePages.start(options, fmt, reader)
-    if pages is not None:
-        items = [replace(item, evidence=pages.add(item)) for item in items]
-    items = _with_source_links(items, reader)
-    renderer = renderer_for(fmt, audit=options.audit)
-    _apply(doc_json, items, renderer, audit=options.audit)
+    return _Judged(items, strict_items, judges, factory, reader)
+
+
+def _render(
+    doc_json: dict[str, Any],
+    items: list[Item],
+    unverified: list[Any],
+    renderer: Renderer,
+    options: Options,
+) -> None:
+    """Flags and callouts at the claims, unverified markers, the format's header."""
+    if items:
+        _apply(doc_json, items, renderer, audit=options.audit)
     for node in unverified:  # by reference: _apply's insertions cannot have moved them
         renderer.mark_unverified(node)
-    renderer.add_header(meta)
+    renderer.add_header(doc_json.setdefault("meta", {}))
+
+
+def _finalize(
+    doc_json: dict[str, Any],
+    items: list[Item],
+    judged: _Judged,
+    renderer: Renderer,
+    options: Options,
+    pages: _EvidencePages | None,
+) -> FilterResult:
+    """What belongs to the whole document: references, the audit, the evidence pages, and the
+    warnings and strict verdict of the run."""
     if options.references:
-        add_references(meta, (item.judgement for item in items))
+        add_references(doc_json["meta"], (item.judgement for item in items))
     if options.audit:
-        rows = [_audit_row(item, pages, reader) for item in items]
+        rows = [_audit_row(item, pages, judged.reader) for item in items]
         doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
     if pages is not None:
         pages.write()  # raises CiteledgerError: the pages are part of the build
     warnings = _unique(
-        [*getattr(factory, "warnings", []), *(w for j in judges.values() for w in j.warnings)]
+        [
+            *getattr(judged.factory, "warnings", []),
+            *(w for j in judged.judges.values() for w in j.warnings),
+        ]
     )
-    warnings += [
-        f"unknown option citeledger.{name} (known: {', '.join(NAMES)})" for name in options.unknown
-    ]
+    warnings += _option_warnings(options)
     warnings += [_breakdown_warning(item) for item in items if item.state.is_breakdown]
     errors = []
-    if strict_items:
+    if judged.strict_items:
         errors.append(
-            f"strict: {len(strict_items)} of {len(items)} citations are breakdowns; failing the "
-            "build (set citeledger.strict: false to build anyway)"
+            f"strict: {len(judged.strict_items)} of {len(items)} citations are breakdowns; "
+            "failing the build (set citeledger.strict: false to build anyway)"
         )
     return FilterResult(doc_json, changed=True, items=items, warnings=warnings, errors=errors)
+
+
+def _option_warnings(options: Options) -> list[str]:
+    return [
+        f"unknown option citeledger.{name} (known: {', '.join(NAMES)})" for name in options.unknown
+    ]
 
 
 def _with_source_links(items: list[Item], reader: Any) -> list[Item]:
