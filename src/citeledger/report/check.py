@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from citeledger.build.api_version import check_api_version
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.options import Options, read_options
@@ -68,6 +69,7 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["pandoc failed"]
         raise CiteledgerError(f"pandoc could not read it: {msg[0]}", file=doc)
     result: dict[str, Any] = deep_loads(proc.stdout, file=doc)
+    check_api_version(result, file=doc)
     return result
 
 
