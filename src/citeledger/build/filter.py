@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
+from citeledger.build.api_version import check_api_version
 from citeledger.build.citations import resolve, scan_document, strip_selector
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
@@ -514,6 +515,7 @@ def _filter(
         err.write(visible(f"[ERROR] citeledger: the input is not pandoc JSON ({exc})") + "\n")
         return 2
     try:
+        check_api_version(doc)
         result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
     except CiteledgerError as exc:
         err.write(visible(f"[ERROR] citeledger: {exc.one_line()}") + "\n")

@@ -76,6 +76,15 @@ def _parser() -> argparse.ArgumentParser:
         help="a receipt not signed by a trusted key is not checked",
     )
     c.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
+    c.add_argument(
+        "--format",
+        dest="output_format",
+        choices=("text", "github"),
+        default="text",
+        help="github: a workflow annotation at the line of each breakdown",
+    )
+    c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (a case per citation)")
+    c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log of the breakdowns")
 
     loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
     loc.add_argument("source", nargs="?")
@@ -224,6 +233,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             trusted_keys=parse_keys(args.trusted_key),
             require_signature=args.require_signature,
             allow_outside=args.allow_outside,
+            output_format=args.output_format,
+            junit_out=args.junit,
+            sarif_out=args.sarif,
         )
     if cmd == "locate":
         from citeledger.cli.locate import main as locate_main

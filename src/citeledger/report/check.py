@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from citeledger.build.api_version import check_api_version
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.options import Options, read_options
@@ -68,6 +69,7 @@ def pandoc_json(doc: str, from_format: str | None = None) -> dict[str, Any]:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["pandoc failed"]
         raise CiteledgerError(f"pandoc could not read it: {msg[0]}", file=doc)
     result: dict[str, Any] = deep_loads(proc.stdout, file=doc)
+    check_api_version(result, file=doc)
     return result
 
 
@@ -115,6 +117,9 @@ def _run_check(
     trusted_keys: Sequence[str] = (),
     require_signature: bool = False,
     allow_outside: bool = False,
+    output_format: str = "text",
+    junit_out: str | None = None,
+    sarif_out: str | None = None,
 ) -> int:
     if min_coverage is not None and not 0 <= min_coverage <= 1:
         raise CiteledgerError(
@@ -173,8 +178,16 @@ def _run_check(
         Path(json_out).write_text(
             json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
+    _write_ci_reports(report, junit_out, sarif_out)
     # With --json - the report owns stdout; the readable summary goes to stderr.
     summary_stream = sys.stderr if json_out == "-" else sys.stdout
+    if output_format == "github":
+        from citeledger.report.ci import claim_lines, github_commands
+
+        commands = github_commands(report, claim_lines(report["citations"]), warn_only=warn_only)
+        if commands:
+            print(commands, file=summary_stream)
+        quiet = True  # the annotations carry the detail; the log keeps the summary line
     print(visible(summary_text(report, quiet=quiet)), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
@@ -190,3 +203,18 @@ def _run_check(
         )
         code = 1
     return code
+
+
+def _write_ci_reports(report: dict[str, Any], junit_out: str | None, sarif_out: str | None) -> None:
+    """``--junit FILE`` and ``--sarif FILE``, each written atomically."""
+    if not junit_out and not sarif_out:
+        return
+    from citeledger.atomic import atomic_write
+    from citeledger.report.ci import claim_lines, junit_xml, sarif_log
+
+    lines = claim_lines(report["citations"])
+    if junit_out:
+        atomic_write(Path(junit_out), junit_xml(report, lines).encode("utf-8"))
+    if sarif_out:
+        text = json.dumps(sarif_log(report, lines), ensure_ascii=False, indent=2) + "\n"
+        atomic_write(Path(sarif_out), text.encode("utf-8"))
