@@ -22,7 +22,7 @@ def main(out: str) -> None:
     from citeledger.evidence.publish import render_page
     from citeledger.evidence.store import EvidenceReader
     from citeledger.judge import Judge
-    from citeledger.ledger.store import load_ledger
+    from citeledger.ledger import load_ledger
     from citeledger.model import CitationRef
     from test_snapshot import _verified
 
