@@ -52,3 +52,5 @@ def _private_derivation_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["CITELEDGER_CACHE_DIR"] = str(tmp_path_factory.mktemp("derivations"))
     os.environ.pop("CITELEDGER_SIGNING_KEY", None)
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+    # HTML snapshots start a browser (seconds a page): only the tests of them turn it on
+    os.environ["CITELEDGER_CHROMIUM"] = ""

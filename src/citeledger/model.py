@@ -117,6 +117,9 @@ class Receipt:
     snapshot: str | None = None  # WARC-Record-ID of the span's image in the evidence file
     snapshot_sha256: str | None = None  # of the image's bytes
     snapshot_note: str | None = None  # why a found quote has no snapshot ("no snapshot: …")
+    # recheck: the work was re-issued after this check ("checked v1, now v2"); the check
+    # itself stands on the version it was made on, and the build shows this as a warning
+    version_changed: str | None = None
     history: str | None = None  # digest of this receipt's entry in the store's chained log
     signed_by: str | None = None  # the signing key's public name (ed25519:…)
     signed_at: str | None = None

@@ -16,6 +16,7 @@ SELECTORS_ATTRIBUTE = "data-citeledger-selectors"  # on that Span: "0=q1 2=intro
 FLAG_CLASS = "citeledger-flag"
 EVIDENCE_CLASS = "citeledger-evidence"
 SOURCE_CLASS = "citeledger-source"
+VERSION_CLASS = "citeledger-version-changed"  # a checked citation's "newer version" warning
 CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
 CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
 BREAKDOWN_CLASS = "citeledger-breakdown"
@@ -30,11 +31,12 @@ ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (
 # inline additions whose words are the filter's, never the writer's claim
 FILTER_WORDS = frozenset(
     {FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS, UNVERIFIED_LABEL_CLASS}
+    | {VERSION_CLASS}
 )
 # anything whose presence means the filter ran on this document before
 FILTER_MADE = frozenset(
     {PROCESSED_CLASS, FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS}
-    | {BREAKDOWN_CLASS, AUDIT_CLASS, BANNER_CLASS}
+    | {BREAKDOWN_CLASS, AUDIT_CLASS, BANNER_CLASS, VERSION_CLASS}
 )
 # the writer's own classes
 CLAIM_CLASS = "claim"  # the writer's explicit claim Span: ``[words]{.claim}``

@@ -128,6 +128,8 @@ def _snapshots(
         return (), None
     from citeledger.evidence import snapshot
 
+    if extracted.kind == "html":
+        return (), None  # drawn by Chromium in the verify process, after this worker returns
     if extracted.kind != "pdf":
         return (), snapshot.NO_RENDERER
     made = []
@@ -140,6 +142,36 @@ def _snapshots(
             made.append(one)
     note = None if len(made) == len(spans) else "no snapshot: the page could not be rendered"
     return tuple(made), note
+
+
+def _html_snapshots(body: bytes, content_type: str | None, work: Analysis) -> Analysis:
+    """The web page's snapshots, drawn here and not in the limited worker (Chromium is a
+    process tree of its own); an absent or failing browser costs the image, never the check."""
+    extracted = work.extracted
+    if extracted is None or extracted.kind != "html" or work.reason is not None:
+        return work
+    spans = sorted(
+        {
+            (r.char_start, r.char_end)
+            for r in work.located.values()
+            if r.found and r.char_start is not None and r.char_end is not None
+        }
+    )
+    if not spans:
+        return work
+    from dataclasses import replace
+
+    from citeledger.evidence import htmlshot, snapshot
+
+    if not htmlshot.renderer_available():
+        return replace(work, snapshot_note=snapshot.NO_RENDERER)
+    try:
+        shots = htmlshot.html_snapshots(body, content_type, extracted.text, spans)
+    except Exception:  # a browser that will not start or times out: no image, said so
+        return replace(work, snapshot_note="no snapshot: the page could not be rendered")
+    made = tuple(s for s in shots if s is not None)
+    note = None if len(made) == len(spans) else "no snapshot: the page could not be rendered"
+    return replace(work, snapshots=made, snapshot_note=note)
 
 
 @dataclass(frozen=True)
@@ -193,6 +225,7 @@ def capture(
         except ExtractError as exc:
             work = Analysis(None, exc.message)
         prepared = None
+    work = _html_snapshots(retrieval.body, retrieval.content_type, work)
     stored = store.put(retrieval, work.extracted, work.snapshots)
     if work.extracted is not None and stored.text_sha256 is not None:
         from citeledger.evidence.derivation import remember

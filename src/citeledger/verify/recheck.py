@@ -6,7 +6,12 @@ Seed 002's branches, told apart because they mean different things to a reader:
 - moved     — a new body, and the quote is found at another place: a new receipt, the old kept;
 - changed   — a new body without the quote: ``source-changed``, showing when it was last seen;
 - gone      — the identifier no longer resolves (404/410, host gone): ``source-changed``, the
-              strongest warning, because nothing can be checked any more.
+              strongest warning, because nothing can be checked any more;
+- version changed — the work was re-issued after the check: a newer arXiv version than the one
+              checked, or a registry update notice (correction, new version: ``updated-by`` /
+              ``update-to`` in the CSL-JSON) that was not there before. Both versions are named,
+              the checked version stays the evidence (its receipt is re-recorded with
+              ``version_changed``), and the build shows a warning beside the checked citation.
 
 A transient failure (timeout, 503, refused) is NOT a change: the previous check stands and the
 run says it could not recheck. History is appended, never overwritten.
@@ -18,6 +23,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from citeledger.inert import visible
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.verify.receipts import Capture, failure_receipts, receipts_for_capture
 from citeledger.verify.run import Mode, execute, select_sources
@@ -52,9 +58,78 @@ def classify(previous: Receipt | None, new: Receipt) -> tuple[str, Receipt]:
     return "UNRETRIEVABLE", new
 
 
+_NOT_VERSIONS = frozenset({"retraction", "retracted", "withdrawal", "removal"})  # judge's job
+
+
+def _version_number(version: Any) -> int | None:
+    text = str(version or "").strip().lower().lstrip("v")
+    return int(text) if text.isdigit() else None
+
+
+def _notices(metadata: Any) -> dict[str, str]:
+    """Update notices of a CSL-JSON record, by DOI: "correction 10.1/x (2026-03-01)"."""
+    out: dict[str, str] = {}
+    for name in ("updated-by", "update-to"):
+        for entry in (metadata or {}).get(name) or ():
+            if not isinstance(entry, dict):
+                continue
+            kind = str(entry.get("type") or entry.get("label") or "update").replace("_", " ")
+            if kind.lower() in _NOT_VERSIONS:
+                continue
+            doi = str(entry.get("DOI") or entry.get("doi") or "")
+            parts = ((entry.get("updated") or {}).get("date-parts") or [[]])[0]
+            when = "-".join(f"{int(p):02d}" for p in parts) if parts else ""
+            out[doi or kind] = f"{kind} {doi}".strip() + (f" ({when})" if when else "")
+    return out
+
+
+def version_change(previous: Receipt | None, metadata: Any) -> str | None:
+    """What re-issued the work since ``previous`` was made, naming both versions; None if
+    nothing did (or the registry said nothing either time)."""
+    if previous is None or not metadata:
+        return None
+    before = previous.metadata or {}
+    old, new = before.get("version"), metadata.get("version")
+    old_n, new_n = _version_number(old), _version_number(new)
+    if old_n is not None and new_n is not None and new_n > old_n:
+        return f"a newer version of the work exists: checked {old}, now {new}"
+    fresh = {k: v for k, v in _notices(metadata).items() if k not in _notices(before)}
+    if fresh:
+        checked = f"checked {old}" if old else f"checked the version of {previous.retrieved_at}"
+        notices = "; ".join(fresh.values())
+        return f"the registry records an update since the check: {notices} ({checked})"
+    return None
+
+
+def _keep_checked(source: Source, change: str) -> list[tuple[int, Receipt]]:
+    """The checked receipts again, each saying what superseded its version: the evidence
+    stays the version that was checked (signature and log entry belong to the original)."""
+    return [
+        (
+            i,
+            dataclasses.replace(
+                q.last_found,
+                version_changed=visible(change),
+                history=None,
+                signed_by=None,
+                signed_at=None,
+                signature=None,
+            ),
+        )
+        for i, q in enumerate(source.quotes)
+        if q.last_found is not None and q.last_found.version_changed != visible(change)
+    ]
+
+
 def recheck_outcome(
     source: Source, outcome: Any, cap: Capture | None
 ) -> tuple[list[tuple[int, Receipt]], str]:
+    if outcome.error is None:
+        previous = next((q.last_found for q in source.quotes if q.last_found), None)
+        change = version_change(previous, outcome.metadata)
+        if change is not None:
+            kept = _keep_checked(source, change)
+            return kept, f"VERSION CHANGED ({change}); the checked version stays the evidence"
     if outcome.error is not None:
         kind = getattr(outcome.error, "kind", "")
         if kind not in GONE_KINDS:

@@ -44,7 +44,7 @@ from citeledger.build.citations import (
     UNVERIFIED_LABEL_CLASS,
 )
 from citeledger.build.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
-from citeledger.build.names import BANNER_CLASS, GROUP_CLASS, ITEM_CLASS, claim_id
+from citeledger.build.names import BANNER_CLASS, GROUP_CLASS, ITEM_CLASS, VERSION_CLASS, claim_id
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_CLASS
 from citeledger.build.render import ast, words
 from citeledger.build.render.ast import Node
@@ -95,6 +95,7 @@ class Renderer:
             if item.state.is_breakdown:
                 inlines += [ast.space(), self.flag(item)]
                 continue
+            inlines += self.version_warning(item)
             if item.found.in_link:
                 continue  # no link may nest in link text
             if item.evidence and self.links:
@@ -133,6 +134,20 @@ class Renderer:
         from citeledger.report.audit import flag_link_target
 
         return flag_link_target(item.number)
+
+    def version_warning(self, item: Item) -> list[Node]:
+        """A checked citation whose work was re-issued since (recheck's version branch): said
+        beside it in bold, in every format — not a breakdown (the check stands on the version
+        checked), never silent."""
+        receipt = item.judgement.receipt
+        change = receipt.version_changed if receipt is not None else None
+        if not change:
+            return []
+        text = f"[{words.VERSION_WARNING}: {change}]".split(" ")
+        inlines = [
+            n for i, w in enumerate(text) for n in ([ast.space()] if i else []) + [ast.str_(w)]
+        ]
+        return [ast.space(), ast.span(ast.attr("", [VERSION_CLASS]), [ast.strong(inlines)])]
 
     def evidence_link(self, item: Item) -> Node:
         """A checked citation's way to what was retrieved: its evidence page."""

@@ -83,6 +83,7 @@ def flag_text(item: Item) -> str:
 UNVERIFIED_WORD = "unverified"
 UNVERIFIED_TITLE = "Declared unverified by the writer: no source backs these words"
 SOURCE_WORD = "source"
+VERSION_WARNING = "version changed"  # before recheck's words, beside a checked citation
 SOURCE_TITLE = "The source itself, opened at the quoted passage (a new visit, not the evidence)"
 
 
