@@ -76,7 +76,7 @@ def test_the_run_after_a_sigkill_leaves_nothing_behind(tmp_path: Path) -> None:
     assert kills >= 2  # the runs were really interrupted, not finished before the kill
 
 
-_KILL_AT_THIRD_WRITE = """
+_KILL_AT_FIRST_WRITE = """
 import os, signal, sys
 import citeledger.ledger as ledger
 from citeledger.cli import main
@@ -86,7 +86,7 @@ original = ledger.append_receipts
 
 def append_receipts(*args, **kwargs):
     calls.append(1)
-    if len(calls) == 3:  # the evidence of the third source is stored; its receipts are not
+    if len(calls) == 1:  # the first batch's evidence is stored; its receipts are not
         os.kill(os.getpid(), signal.SIGKILL)
     return original(*args, **kwargs)
 
@@ -101,16 +101,16 @@ def test_evidence_of_a_run_killed_before_its_receipts_is_removed_by_the_next(
     """The window the random kills above only sometimes hit, hit every time."""
     ledger = project(tmp_path)
     killed = subprocess.run(
-        [sys.executable, "-c", _KILL_AT_THIRD_WRITE], cwd=tmp_path, capture_output=True
+        [sys.executable, "-c", _KILL_AT_FIRST_WRITE], cwd=tmp_path, capture_output=True
     )
     assert killed.returncode == -signal.SIGKILL
     store = tmp_path / ".citeledger"
     before = {p.name for p in store.rglob("*.warc.gz")}
-    assert len(before) == 3  # two with receipts, one without
+    assert before  # evidence stored, its receipts (a batch) not written
     assert (store / "pending.jsonl").exists()
     led = load_ledger(ledger)
     orphan = {p.name for p in store.rglob("*.warc.gz")} - names(led)
-    assert len(orphan) == 1
+    assert orphan == before
     temp = store / "8c" / ".tmp-abc123.gz"  # what a kill between write and rename leaves
     temp.parent.mkdir(exist_ok=True)
     temp.write_bytes(b"half a warc")
@@ -121,7 +121,8 @@ def test_evidence_of_a_run_killed_before_its_receipts_is_removed_by_the_next(
     )
     assert again.returncode == 0, again.stderr
     after = {p.name for p in store.rglob("*.warc.gz")}
-    assert not orphan & after, "the evidence without a receipt was kept"
+    # only s0's, which the second run stored again and now names
+    assert len(orphan & after) <= 1, "the evidence without a receipt was kept"
     assert after <= names(load_ledger(ledger))
     assert not (store / "pending.jsonl").exists()
     assert not temp.exists()

@@ -54,7 +54,14 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
     """Record, before storing ``body``'s evidence, that its receipts are not written yet."""
     digest = hashlib.sha256(body).hexdigest()
     entry = {"ledger": os.path.abspath(ledger), "body_sha256": digest, "since": time.time()}
-    _save(folder, [*_entries(folder), entry])
+    # Appended, not rewritten: one line per retrieval of a 2,000-source run. A line torn by a
+    # kill is skipped when read, and the run it belonged to wrote no receipt for it.
+    fd = os.open(folder / PENDING, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     return digest
 
 

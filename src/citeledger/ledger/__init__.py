@@ -26,6 +26,7 @@ from citeledger.ledger.write import (
     lock_path,
     refuse_shared_quotes,
     set_disputed,
+    set_history_head,
     set_withdrawn,
 )
 
@@ -47,5 +48,6 @@ __all__ = [
     "receipt_to_dict",
     "refuse_shared_quotes",
     "set_disputed",
+    "set_history_head",
     "set_withdrawn",
 ]

@@ -16,6 +16,7 @@ import dataclasses
 import datetime as _dt
 import difflib
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager, suppress
@@ -441,6 +442,43 @@ def append_receipts(
         out.append(now[len(now) - len(groups[group]) + taken.get(group, 0)])
         taken[group] = taken.get(group, 0) + 1
     return out
+
+
+_HEAD_LINE = re.compile(r"^history_head:[ \t]*([0-9a-f]*)[ \t]*$", re.M)
+_SOURCES_LINE = re.compile(r"^sources:", re.M)
+
+
+def set_history_head(
+    path: str | os.PathLike[str], head: str, *, lock_timeout: float = LOCK_TIMEOUT
+) -> bool:
+    """Record ``history_head`` by a one-line text edit (before ``sources:``, or in place).
+
+    A round-trip edit re-dumps the whole ledger, which on a large one costs more than the run
+    it ends. The result must be a valid ledger with the same sources and the new head; when it
+    is not (an unusual layout), nothing is written and ``False`` tells the caller to use
+    ``edit_ledger``.
+    """
+    with _transaction(path, False, lock_timeout) as txn:
+        text = txn.text
+        found = _HEAD_LINE.search(text)
+        if found:
+            new = text[: found.start(1)] + head + text[found.end(1) :]
+        else:
+            at = _SOURCES_LINE.search(text)
+            cut = at.start() if at else len(text)
+            gap = "" if cut == 0 or text[cut - 1] == "\n" else "\n"
+            new = f"{text[:cut]}{gap}history_head: {head}\n{text[cut:]}"
+        try:
+            led = _validated(txn, new)
+        except LedgerError:
+            return False
+        old = txn.ledger
+        if led.history_head != head or list(led.sources) != list(old.sources):
+            return False
+        if (led.evidence_dir, led.trusted_keys) != (old.evidence_dir, old.trusted_keys):
+            return False
+        txn.new_text, txn.new_ledger = new, led
+    return True
 
 
 def _refuse_shared(

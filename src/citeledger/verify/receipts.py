@@ -204,24 +204,29 @@ def capture(
     store: EvidenceStore,
     sources: Sequence[Source] = (),
     limits: Any = None,
+    pool: Any = None,
 ) -> Capture:
     """Extract the text of the work, locate the quotes of ``sources`` and store the evidence.
 
     With ``limits`` (``bounded.Limits``) extraction and locating run in a worker process under
-    them, and a source over a limit has no text of the work, the limit named as the reason.
+    them, and a source over a limit has no text of the work, the limit named as the reason;
+    with ``pool`` (``bounded.WorkerPool``, whose limits then apply) in one of its workers.
     """
     from citeledger.locate.locator import prepare
 
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
     quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
-    if limits is None:
+    if limits is None and pool is None:
         work = analyse(*args, quotes)
         prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
     else:
         from citeledger.verify.bounded import run_bounded
 
+        limits = pool.limits if pool is not None else limits
+        assert limits is not None
+        task = (*args, quotes, limits.max_inflated_bytes)
         try:
-            work = run_bounded(analyse, (*args, quotes, limits.max_inflated_bytes), limits)
+            work = pool.run(analyse, task) if pool else run_bounded(analyse, task, limits)
         except ExtractError as exc:
             work = Analysis(None, exc.message)
         prepared = None

@@ -2,17 +2,19 @@
 
 The only command (with ``recheck``) that sends anything. Before it sends, it states the plan:
 which hosts, how many requests, and that only identifiers travel — never the writer's quote or
-document. On a terminal it asks; elsewhere it needs ``--yes``. Receipts are written as each
-source finishes, so an interrupted run keeps every finished receipt and leaves a valid ledger.
+document. On a terminal it asks; elsewhere it needs ``--yes``. Receipts are written in batches
+as sources finish (``batch``), so an interrupted run keeps every written batch and leaves a valid
+ledger; extraction and locating run in a pool of limited workers, off the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import dataclasses
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,15 +25,16 @@ from citeledger.atomic import remove_stale_temps
 from citeledger.confine import allowed_by, confine
 from citeledger.errors import CiteledgerError
 from citeledger.evidence import leftovers
-from citeledger.evidence.store import EvidenceStore, history_entries
+from citeledger.evidence.store import EvidenceStore
 from citeledger.inert import visible
 from citeledger.model import Ledger, Receipt, Source
+from citeledger.verify.batch import Finished, ReceiptBatch
+from citeledger.verify.bounded import WorkerPool
 from citeledger.verify.receipts import (
     Capture,
     capture,
     failure_receipts,
     receipts_for_capture,
-    sign_receipts,
 )
 
 
@@ -155,41 +158,70 @@ def execute(
     store = EvidenceStore(led.evidence_dir)
     from citeledger.evidence.signing import load_signer
 
-    signer = load_signer()
-    limits = config.extraction_limits
+    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer())
     tally = Tally()
-    heads: list[str] = []
-    with run_lock(led, verb, out), Progress(out, len(requests), verb) as progress:
+    with (
+        run_lock(led, verb, out),
+        Progress(out, len(requests), verb) as progress,
+        WorkerPool(config.extraction_limits) as pool,
+        ThreadPoolExecutor(pool.size) as threads,
+    ):
+        writing = asyncio.Lock()
 
-        def on_done(outcome: Any) -> None:
+        def report(written: Sequence[Finished]) -> None:
+            for item in written:
+                tally.add(item.host, [r for _, r in item.receipts])
+                progress.line(f"  @{item.source.key}: {item.line}")
+
+        async def flush() -> None:
+            async with writing:
+                items, digests = batch.take()
+                if items or digests:
+                    report(await asyncio.to_thread(batch.write, items, digests))
+
+        async def on_done(outcome: Any) -> None:
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
             cap, digest = None, None
+            same = groups[outcome.request.key]
             if outcome.retrieval is not None:  # noted first: a kill before the receipts is undone
                 digest = leftovers.note(Path(led.evidence_dir), ledger_path, outcome.retrieval.body)
-                # extracted and located in a limited worker
-                cap = capture(outcome.retrieval, store, groups[outcome.request.key], limits)
-            for source in groups[outcome.request.key]:
+                # extracted and located in a limited worker, off the event loop
+                loop = asyncio.get_running_loop()
+                cap = await loop.run_in_executor(
+                    threads, capture, outcome.retrieval, store, same, None, pool
+                )
+            done = []
+            for source in same:
                 receipts, line = handle(source, outcome, cap)
-                digests = history_entries(led.evidence_dir, source.key, [r for _, r in receipts])
-                receipts = [
-                    (i, dataclasses.replace(r, history=d))
-                    for (i, r), d in zip(receipts, digests, strict=True)
-                ]
-                receipts = sign_receipts(receipts, signer)
-                _write(ledger_path, source, receipts)
-                if digests:
-                    heads.append(digests[-1])
-                tally.add(host, [r for _, r in receipts])
-                progress.line(f"  @{source.key}: {line}")
-            if digest is not None:
-                leftovers.forget(Path(led.evidence_dir), digest)
+                done.append(Finished(source, receipts, line, host))
+            batch.add(done, digest)
             progress.advance()
+            if batch.due():
+                await flush()
+            elif not timers:  # a slow source must not hold back the finished ones' receipts
+                timers.add(asyncio.create_task(flush_later()))
 
+        timers: set[asyncio.Task[None]] = set()
+
+        async def flush_later() -> None:
+            await asyncio.sleep(batch.seconds)
+            timers.clear()
+            await flush()
+
+        finished = False
         try:
             retrieve.fetch_all_sync(requests, config, on_done=on_done)
+            finished = True
         finally:
-            if heads:
-                _record_head(ledger_path, heads[-1])
+            items, digests = batch.take()  # the last batch, also when interrupted
+            if items or digests:
+                try:
+                    report(batch.write(items, digests))
+                except Exception:
+                    if finished:
+                        raise
+            if batch.head:
+                _record_head(ledger_path, batch.head)
     out.write(visible(tally.render(verb)) + "\n")
     return 0
 
@@ -310,17 +342,13 @@ def _previous(source: Source) -> Receipt | None:
 def _record_head(ledger_path: str, head: str) -> None:
     """The newest history entry this ledger has seen (evidence.history_entries): removing log
     lines, or the whole log, is then noticed by the judgement."""
+    if ledger_mod.set_history_head(ledger_path, head):  # one line, not a re-dump of the ledger
+        return
     with ledger_mod.edit_ledger(ledger_path) as doc:
         if "history_head" in doc or "sources" not in doc:
             doc["history_head"] = head
         else:  # before sources:, so that a writer's new source appended at the end stays there
             doc.insert(list(doc).index("sources"), "history_head", head)
-
-
-def _write(ledger_path: str, source: Source, receipts: Sequence[tuple[int, Receipt]]) -> None:
-    if not receipts:
-        return
-    ledger_mod.append_receipts(ledger_path, [(source.key, i, r) for i, r in receipts])
 
 
 def describe(receipts: Sequence[Receipt]) -> str:

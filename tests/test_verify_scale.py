@@ -1,0 +1,110 @@
+"""verify at scale: batched receipt writes survive a kill anywhere; the worker pool keeps limits.
+
+A real ``verify`` over many local files is killed with SIGKILL at random points (several
+trials). Whatever was written must be a ledger that loads (every receipt in it validated by the
+loader), with no temp file left, and the receipts written must be whole (each found receipt has
+its evidence file); the next run completes the rest and leaves no temp file.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citeledger.errors import ExtractError
+from citeledger.ledger import load_ledger
+from citeledger.verify.bounded import LimitExceeded, Limits, WorkerPool
+from citeledger.verify.receipts import analyse
+
+SOURCES = 400
+TRIALS = 4
+
+
+def project(folder: Path, n: int) -> Path:
+    lines = ["sources:"]
+    for i in range(n):
+        words = " ".join(f"word{i}x{j}" for j in range(300))
+        (folder / f"page{i}.txt").write_text(f"Page {i}. The passage number {i} is here. {words}\n")
+        lines += [f"  s{i}:", f"    file: page{i}.txt", "    quotes:"]
+        lines += [f"      - text: The passage number {i} is here."]
+    ledger = folder / "citeledger.yaml"
+    ledger.write_text("\n".join(lines) + "\n", "utf-8")
+    return ledger
+
+
+def verify(folder: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "citeledger.cli", "verify", "--yes"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def check_written(folder: Path, ledger: Path, *, after_kill: bool = False) -> int:
+    led = load_ledger(ledger)  # validates every receipt that was written
+    store = Path(led.evidence_dir)
+    if not after_kill:  # a killed writer cannot clean up; the next run must
+        assert not list(store.rglob(".tmp-*")), "a temp file of an atomic write was left"
+        assert not list(folder.glob(".*.citeledger-tmp")), "a ledger temp file was left"
+    written = 0
+    for s in led.sources.values():
+        for q in s.quotes:
+            for r in q.receipts:
+                written += 1
+                assert r.outcome == "found", (s.key, r.reason)
+                assert r.evidence and (store / r.evidence).is_file()
+    return written
+
+
+@pytest.mark.slow
+def test_a_kill_at_any_point_leaves_a_valid_ledger_and_whole_receipts(tmp_path: Path) -> None:
+    rng = random.Random(8)
+    kills = 0
+    for trial in range(TRIALS):
+        folder = tmp_path / f"t{trial}"
+        folder.mkdir()
+        ledger = project(folder, SOURCES)
+        proc = verify(folder)
+        time.sleep(rng.uniform(1.0, 8.0))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=60)
+        check_written(folder, ledger, after_kill=True)
+        assert verify(folder).wait(timeout=600) == 0
+        assert check_written(folder, ledger) >= SOURCES
+        led = load_ledger(ledger)
+        assert all(q.receipts for s in led.sources.values() for q in s.quotes)
+        assert not (Path(led.evidence_dir) / "pending.jsonl").exists()
+    assert kills >= 2  # the runs were really interrupted
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def test_the_pool_serves_many_sources_and_still_stops_one_over_its_limit() -> None:
+    body = b"Intro. The passage number 7 is here. And more text after it."
+    with WorkerPool(Limits(cpu_seconds=1), size=2) as pool:
+        for _ in range(5):
+            work = pool.run(
+                analyse, (body, "text/plain", None, None, (("passage number 7", None),))
+            )
+            assert work.extracted is not None
+            assert all(r.found for r in work.located.values())
+        with pytest.raises(LimitExceeded, match="1 s of CPU"):
+            pool.run(spin, ())
+        with pytest.raises(ExtractError, match="ZeroDivisionError"):
+            pool.run(divmod, (1, 0))
+        # the worker that went over its limit was replaced: the pool still works
+        work = pool.run(analyse, (body, "text/plain", None, None, ()))
+        assert work.extracted is not None
