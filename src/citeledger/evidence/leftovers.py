@@ -56,12 +56,16 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
     entry = {"ledger": os.path.abspath(ledger), "body_sha256": digest, "since": time.time()}
     # Appended, not rewritten: one line per retrieval of a 2,000-source run. A line torn by a
     # kill is skipped when read, and the run it belonged to wrote no receipt for it.
-    fd = os.open(folder / PENDING, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    path = folder / PENDING
     try:
-        os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:  # a full disk, a read-only store: named, so the error line says where
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
     return digest
 
 
