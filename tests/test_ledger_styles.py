@@ -35,6 +35,15 @@ from citeledger.model import Withdrawal
 
 #: ``make fuzz`` raises this (CITELEDGER_FUZZ_EXAMPLES=…); ``make test`` keeps it small.
 EXAMPLES = int(os.environ.get("CITELEDGER_FUZZ_EXAMPLES", "40"))
+#: ``make test``: a fixed set (derandomized, no database); ``make fuzz``: random exploration.
+RANDOM = "CITELEDGER_FUZZ_EXAMPLES" in os.environ
+STYLES = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=not RANDOM,
+    database=None if not RANDOM else settings.default.database,
+)
 
 CHARS = st.characters(categories=("L", "N", "P", "S", "Zs"), exclude_characters="\x85")
 text = st.text(CHARS, min_size=1, max_size=24).filter(lambda s: s.strip())
@@ -202,7 +211,7 @@ def is_subsequence(before: str, after: str) -> bool:
 def test_the_emitter_writes_what_it_was_given() -> None:
     """The generator itself: every style it draws reads back as its data."""
 
-    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+    @STYLES
     @given(styled())
     def check(case: tuple[dict[str, Any], str]) -> None:
         data, text = case
@@ -214,7 +223,7 @@ def test_the_emitter_writes_what_it_was_given() -> None:
 OPERATIONS = ["receipt", "receipts", "withdraw", "dispute", "add"]
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@STYLES
 @given(styled(), st.sampled_from(OPERATIONS), receipt, st.data())
 def test_every_write_keeps_every_byte_and_adds_exactly_its_entry(
     case: tuple[dict[str, Any], str], operation: str, new: dict[str, Any], choice: st.DataObject
