@@ -67,6 +67,12 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: Lim
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _lower(resource.RLIMIT_CPU, cpu, cpu + 5)  # soft: SIGXCPU; hard: SIGKILL
     _lower(resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes)
+    _run_and_send(conn, fn, args)
+
+
+def _run_and_send(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """Run one task in a worker and send what ``_answer`` reads: ("ok", result), ("memory",
+    None) or ("error", words). Shared by the one-off child and the pool's workers."""
     try:
         result = fn(*args)
     except MemoryError:
@@ -176,18 +182,7 @@ def _serve(conn: Any, limits: Limits) -> None:
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-        try:
-            result = fn(*args)
-        except MemoryError:
-            conn.send(("memory", None))
-            continue
-        except Exception as exc:  # the parent frames it as this source's reason
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
-            continue
-        try:
-            conn.send(("ok", result))
-        except MemoryError:
-            conn.send(("memory", None))
+        _run_and_send(conn, fn, args)
 
 
 class _Worker:
