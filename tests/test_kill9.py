@@ -18,30 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from citeledger.ledger import load_ledger
+from verify_util import start_verify, text_project
 
 SOURCES = 24
 TRIALS = 5
 
 
 def project(folder: Path) -> Path:
-    lines = ["sources:"]
-    for i in range(SOURCES):
-        words = " ".join(f"word{i}x{j}" for j in range(400))
-        (folder / f"page{i}.txt").write_text(f"Page {i}. The passage number {i} is here. {words}\n")
-        lines += [f"  s{i}:", f"    file: page{i}.txt", "    quotes:"]
-        lines += [f"      - text: The passage number {i} is here."]
-    ledger = folder / "citeledger.yaml"
-    ledger.write_text("\n".join(lines) + "\n", "utf-8")
-    return ledger
+    return text_project(folder, SOURCES, words=400)
 
 
-def verify(folder: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "citeledger.cli", "verify", "--yes"],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+verify = start_verify
 
 
 def test_the_run_after_a_sigkill_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,30 +20,14 @@ from citeledger.errors import ExtractError
 from citeledger.ledger import load_ledger
 from citeledger.verify.bounded import LimitExceeded, Limits, WorkerPool
 from citeledger.verify.receipts import analyse
+from verify_util import start_verify, text_project
 
 SOURCES = 150  # enough for several batches; the kill lands within the first seconds
 TRIALS = 3
 
 
-def project(folder: Path, n: int) -> Path:
-    lines = ["sources:"]
-    for i in range(n):
-        words = " ".join(f"word{i}x{j}" for j in range(300))
-        (folder / f"page{i}.txt").write_text(f"Page {i}. The passage number {i} is here. {words}\n")
-        lines += [f"  s{i}:", f"    file: page{i}.txt", "    quotes:"]
-        lines += [f"      - text: The passage number {i} is here."]
-    ledger = folder / "citeledger.yaml"
-    ledger.write_text("\n".join(lines) + "\n", "utf-8")
-    return ledger
-
-
-def verify(folder: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "citeledger.cli", "verify", "--yes"],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+project = text_project
+verify = start_verify
 
 
 def check_written(folder: Path, ledger: Path, *, after_kill: bool = False) -> int:
