@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -22,24 +21,13 @@ from typing import Any
 
 import pypandoc
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from citeledger.build.filter import main as filter_main
 from citeledger.errors import LedgerError
 from citeledger.ledger import load_ledger
-
-EXAMPLES = int(os.environ.get("CITELEDGER_FUZZ_EXAMPLES", "40"))
-#: ``make test`` runs a fixed, reproducible set (derandomized, no example database): a red CI
-#: is a change's fault, never a new random draw's; ``make fuzz`` explores at random.
-RANDOM = "CITELEDGER_FUZZ_EXAMPLES" in os.environ
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=not RANDOM,
-    database=None if not RANDOM else settings.default.database,
-)
+from fuzzing import FUZZ
 
 BASE = """\
 # the writer's ledger

@@ -12,14 +12,13 @@ the addition.
 from __future__ import annotations
 
 import dataclasses
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from citeledger.errors import LedgerError
@@ -32,18 +31,9 @@ from citeledger.ledger import (
     set_withdrawn,
 )
 from citeledger.model import Withdrawal
+from fuzzing import FUZZ
 
-#: ``make fuzz`` raises this (CITELEDGER_FUZZ_EXAMPLES=…); ``make test`` keeps it small.
-EXAMPLES = int(os.environ.get("CITELEDGER_FUZZ_EXAMPLES", "40"))
-#: ``make test``: a fixed set (derandomized, no database); ``make fuzz``: random exploration.
-RANDOM = "CITELEDGER_FUZZ_EXAMPLES" in os.environ
-STYLES = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=not RANDOM,
-    database=None if not RANDOM else settings.default.database,
-)
+STYLES = FUZZ  # tests/fuzzing.py: the one setting of every fuzzer
 
 CHARS = st.characters(categories=("L", "N", "P", "S", "Zs"), exclude_characters="\x85")
 text = st.text(CHARS, min_size=1, max_size=24).filter(lambda s: s.strip())
