@@ -371,6 +371,7 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
             into = resolve(doc, host)
             callouts.setdefault((id(into), after + 1), (into, []))[1].append(item)
     for (_, at), (into, group) in callouts.items():  # one callout per block: its breakdowns
+        renderer.before_callout(into[at - 1], group)
         insert(into, at, [renderer.callout(group)])
 
     for parent, index, group, citations, cites in wraps:

@@ -8,7 +8,9 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
   ``citeledgerbreakdown`` environment of ``templates/citeledger.tex``;
 - ``docx`` (docx, odt, icml): ``custom-style`` "Citeledger Breakdown" / "Citeledger Flag", with
   bold words so it reads without a reference document;
-- ``markdown`` (gfm, commonmark, commonmark_x, markdown and its variants): GitHub alerts,
+- ``pandoc-markdown`` (pandoc's ``markdown``, the one Markdown that carries citations): the
+  design's Divs and Spans, so the output reads back to the same judgement;
+- ``markdown`` (gfm, commonmark, commonmark_x, markdown_strict, _mmd, _phpextra): GitHub alerts,
   ``> [!CAUTION]``;
 - ``plain`` (plain, typst, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
   quote whose first words are the title in bold (in capitals for ``plain``, which drops bold).
@@ -52,7 +54,7 @@ _FAMILIES = {
     "markdown_github": "markdown",
     "commonmark": "markdown",
     "commonmark_x": "markdown",
-    "markdown": "markdown",
+    "markdown": "pandoc-markdown",
     "markdown_strict": "markdown",
     "markdown_mmd": "markdown",
     "markdown_phpextra": "markdown",
@@ -70,7 +72,7 @@ def family_of(fmt: str) -> str:
 
 def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
     """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows."""
-    from citeledger.build.render import docx, html, latex, markdown, plain
+    from citeledger.build.render import docx, html, latex, markdown, pandoc_markdown, plain
 
     family = family_of(fmt)
     classes: dict[str, type[Renderer]] = {
@@ -78,6 +80,7 @@ def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
         "latex": latex.LatexRenderer,
         "docx": docx.DocxRenderer,
         "markdown": markdown.MarkdownRenderer,
+        "pandoc-markdown": pandoc_markdown.PandocMarkdownRenderer,
         "plain": plain.PlainRenderer,
     }
     return classes[family](base_format(fmt), audit=audit)

@@ -70,6 +70,7 @@ class Renderer:
     header_template: ClassVar[str | None] = None  # file in templates/ to put there
     header_marker: ClassVar[str] = "citeledger"  # text by which a second run finds it
     top_level_callouts: ClassVar[bool] = False  # callouts only between top-level body blocks
+    spaced_links: ClassVar[bool] = False  # a space between the Cite and its links (Markdown)
 
     def __init__(self, fmt: str, *, audit: bool = False) -> None:
         self.fmt = fmt
@@ -98,10 +99,16 @@ class Renderer:
             inlines += self.version_warning(item)
             if item.found.in_link:
                 continue  # no link may nest in link text
+            spaced = self.spaced_links
             if item.evidence and self.links:
-                inlines.append(self.evidence_link(item))
+                inlines += (
+                    [ast.space(), self.evidence_link(item)]
+                    if spaced
+                    else [self.evidence_link(item)]
+                )
+                spaced = True
             if item.source and self.source_links:
-                inlines += self.source_link(item, after_evidence=bool(item.evidence and self.links))
+                inlines += self.source_link(item, after_evidence=spaced)
         kv = [(STATES_ATTRIBUTE, states)]
         if selectors:
             kv.append((SELECTORS_ATTRIBUTE, selectors))
@@ -207,6 +214,10 @@ class Renderer:
         return inner
 
     # blocks -------------------------------------------------------------------
+
+    def before_callout(self, block: Node, items: list[Item]) -> None:
+        """Adjust, in place, the block the callout of ``items`` is about to follow (nothing,
+        but in pandoc's Markdown)."""
 
     def callout(self, items: list[Item]) -> Node:
         """The callout of one block's breakdowns: one item as always, several as one group.

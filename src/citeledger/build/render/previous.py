@@ -47,14 +47,18 @@ from citeledger.build.citations import (
     plain_text,
     stored_selectors,
 )
-from citeledger.build.names import BANNER_CLASS
+from citeledger.build.names import BANNER_CLASS, VERSION_CLASS
 
 Json = Any
 
-_OUR_INLINES = frozenset({FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS})
-_SPACED = frozenset({FLAG_CLASS, SOURCE_CLASS})  # the renderer puts a space before these
+_OUR_INLINES = frozenset(
+    {FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS, VERSION_CLASS}
+)
+# the renderer puts a space before these (before the links only in Markdown: render.base)
+_SPACED = frozenset({FLAG_CLASS, SOURCE_CLASS, EVIDENCE_CLASS, VERSION_CLASS})
 _OUR_BLOCKS = frozenset({BREAKDOWN_CLASS, AUDIT_CLASS, BANNER_CLASS})
 _OURS = _OUR_INLINES | _OUR_BLOCKS | {PROCESSED_CLASS, CHECKED_CLASS}
+_BLANKS = ("Space", "SoftBreak")
 _WRAPPER_KEYS = frozenset({STATES_ATTRIBUTE, SELECTORS_ATTRIBUTE})
 
 
@@ -101,8 +105,8 @@ class _Stripper:
                 if _OUR_INLINES.intersection(classes):
                     if _has_cite(el):
                         out.extend(_without_ours(el))
-                    elif _SPACED.intersection(classes) and out and out[-1].get("t") == "Space":
-                        out.pop()
+                    elif _SPACED.intersection(classes) and out and out[-1].get("t") in _BLANKS:
+                        out.pop()  # a Markdown writer may have wrapped the line there
                     continue
                 if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
                     el["c"][0][0] = ""
