@@ -50,6 +50,7 @@ from typing import Any, NamedTuple
 from citeledger.build.names import ALERT_MARK as ALERT_MARK
 from citeledger.build.names import ATTRIBUTE_PREFIX as ATTRIBUTE_PREFIX
 from citeledger.build.names import AUDIT_CLASS as AUDIT_CLASS
+from citeledger.build.names import AUDIT_ID as AUDIT_ID
 from citeledger.build.names import BREAKDOWN_CLASS as BREAKDOWN_CLASS
 from citeledger.build.names import CHECKED_CLASS as CHECKED_CLASS
 from citeledger.build.names import CLAIM_ANCHOR_CLASS as CLAIM_ANCHOR_CLASS
@@ -248,6 +249,8 @@ class Scan(NamedTuple):
     unverified: list[Json]  # the Span and Div nodes themselves (the filter marks them in place)
     previous: bool = False  # output of an earlier filter run is present (``render.previous``)
     prefixes: tuple[str, ...] = CROSSREF_PREFIXES  # this document's cross-reference prefixes
+    audit_slot: Path | None = None  # the writer's ``::: {#citeledger-audit}`` Div, if any
+    refs: Path | None = None  # the ``{#refs}`` Div the bibliography goes into, if any
 
 
 def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
@@ -272,7 +275,14 @@ def scan_document(
     blocks = doc_json.get("blocks")
     if isinstance(blocks, list):
         walker.blocks(blocks, ("blocks",), _Ctx.top())
-    return Scan(walker.found, walker.unverified, walker.previous, walker.prefixes)
+    return Scan(
+        walker.found,
+        walker.unverified,
+        walker.previous,
+        walker.prefixes,
+        walker.landmarks.get(AUDIT_ID),
+        walker.landmarks.get(REFS_ID),
+    )
 
 
 def resolve(doc_json: Json, path: Path) -> Json:
@@ -427,6 +437,10 @@ class _Wrapper(NamedTuple):
     selectors: dict[int, str]
 
 
+REFS_ID = "refs"  # citeproc's bibliography Div
+_LANDMARKS = (REFS_ID, AUDIT_ID)  # AUDIT_ID on the writer's Div: the place for the audit
+
+
 class _Walker:
     def __init__(
         self,
@@ -439,6 +453,7 @@ class _Walker:
         self.unverified: list[Json] = []
         self.occurrence = 0
         self.previous = False  # output of an earlier run seen
+        self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
         self._texts: dict[int, _BlockText] = {}
 
     # metadata --------------------------------------------------------------
@@ -487,8 +502,10 @@ class _Walker:
             self.blocks(c, (*path, "c"), ctx.enter("block-quote"))
         elif t == "Div":
             self.previous = self.previous or bool(FILTER_MADE.intersection(c[0][1]))
+            if c[0][0] in _LANDMARKS and path[0] == "blocks" and AUDIT_CLASS not in c[0][1]:
+                self.landmarks.setdefault(c[0][0], path)
             inner = self._with_attributes(ctx.enter("div"), c[0])
-            if c[0][0] == "refs" or is_tool_output(c[0][1]):
+            if c[0][0] == REFS_ID or is_tool_output(c[0][1]):
                 inner = inner._replace(prose=False)  # the bibliography, the filter's callouts
             self.blocks(c[1], (*path, "c", 1), self._unverified(block, inner))
         elif t in _LIST_NAMES:

@@ -78,6 +78,7 @@ from citeledger.build.citations import resolve, scan_document, strip_selector
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.options import META_KEY, NAMES, Options, read_options
+from citeledger.build.placement import AuditPlace, audit_place, put_audit
 from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
 from citeledger.build.render.base import Renderer
@@ -202,8 +203,9 @@ def run_filter(
     if pages is not None:
         items = [replace(item, evidence=pages.add(item)) for item in items]
     items = _with_source_links(items, judged.reader)
+    place = audit_place(doc_json, scan)  # before any insertion: held by reference
     _render(doc_json, items, scan.unverified, renderer, options)
-    return _finalize(doc_json, items, judged, renderer, options, pages)
+    return _finalize(doc_json, items, judged, renderer, options, pages, place)
 
 
 def _prepare(
@@ -270,14 +272,15 @@ def _finalize(
     renderer: Renderer,
     options: Options,
     pages: _EvidencePages | None,
+    place: AuditPlace,
 ) -> FilterResult:
-    """What belongs to the whole document: references, the audit, the evidence pages, and the
-    warnings and strict verdict of the run."""
+    """What belongs to the whole document: references, the audit (before the bibliography:
+    ``placement``), the evidence pages, and the warnings and strict verdict of the run."""
     if options.references:
         add_references(doc_json["meta"], (item.judgement for item in items))
     if options.audit:
         rows = [_audit_row(item, pages, judged.reader) for item in items]
-        doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
+        put_audit(place, renderer.audit(rows, pages.href if pages else None))
     if pages is not None:
         pages.write()  # raises CiteledgerError: the pages are part of the build
     warnings = _unique(

@@ -21,6 +21,7 @@ CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
 CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
 BREAKDOWN_CLASS = "citeledger-breakdown"
 AUDIT_CLASS = "citeledger-audit"
+AUDIT_ID = "citeledger-audit"  # the audit's heading; on a writer's empty Div: put the audit here
 BANNER_CLASS = "citeledger-banner"  # the per-document counts at the top of the body
 GROUP_CLASS = "citeledger-breakdowns"  # a callout listing the breakdowns of one block
 ITEM_CLASS = "citeledger-breakdown-item"  # one citation of such a callout
