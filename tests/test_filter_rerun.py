@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge, judgement_for
-from helpers import body, pandoc_bytes, pandoc_json, run_main, walk, with_class
+from helpers import body, pandoc_bytes, pandoc_json, run_main, with_class
 
 from citeledger.build.citations import plain_text
 from citeledger.model import CitationRef, Judgement, State
@@ -34,8 +34,8 @@ def _flags(doc: dict) -> list[str]:
 
 
 def _callouts(doc: dict, fmt: str = "html") -> int:
-    if fmt == "gfm":
-        return sum(1 for n in walk(doc) if n.get("t") == "BlockQuote")
+    if fmt == "gfm":  # GitHub alerts: the banner's is a [!WARNING], a callout a [!CAUTION]
+        return json.dumps(doc).count('["markdown", "[!CAUTION]\\n"]')
     return len(with_class(doc, "Div", "citeledger-breakdown"))
 
 

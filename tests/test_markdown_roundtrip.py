@@ -148,3 +148,21 @@ def test_markdown_keeps_the_locator_and_the_source_link_apart(
     once = _pandoc(pandoc_path, project, "chapter.md", "-t", "markdown")
     assert "[@manual, p. 1] [" in " ".join(once.split())
     assert "][^[source]" not in once
+
+
+def test_github_markdown_reads_back_to_the_same_citations_and_states(
+    project: Path, pandoc_path: str
+) -> None:
+    """GitHub Markdown has no citation syntax: a checked citation is written as the writer's
+    plain ``[@key, p. 1]``, which pandoc's Markdown reader (``check``'s, for ``.md``) reads as
+    the same citation. The flags and links are ordinary words there, so claims may differ."""
+    expected = _check(project, "chapter.md")
+    gfm = _pandoc(pandoc_path, project, "chapter.md", "-t", "gfm")
+    assert "<span" not in gfm.split("citeledger-audit")[0].replace('<span class="unverified', "")
+    assert "[@manual, p. 1] [source](" in " ".join(gfm.split())
+    (project / "once.md").write_text(gfm, encoding="utf-8")
+    again = _check(project, "once.md")
+    fields = ("key", "state", "reasons", "quote")
+    assert [{k: c[k] for k in fields} for c in again] == [
+        {k: c[k] for k in fields} for c in expected
+    ]

@@ -47,7 +47,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from citeledger.build.hidden import hidden_attributes
 from citeledger.build.names import ALERT_MARK as ALERT_MARK
+from citeledger.build.names import (
+    ALERT_MARKS,
+    FILTER_MADE,
+    breakdown_id,
+    flag_id,
+    is_tool_output,
+)
 from citeledger.build.names import ATTRIBUTE_PREFIX as ATTRIBUTE_PREFIX
 from citeledger.build.names import AUDIT_CLASS as AUDIT_CLASS
 from citeledger.build.names import AUDIT_ID as AUDIT_ID
@@ -57,7 +65,6 @@ from citeledger.build.names import CLAIM_ANCHOR_CLASS as CLAIM_ANCHOR_CLASS
 from citeledger.build.names import CLAIM_ANCHOR_PREFIX as CLAIM_ANCHOR_PREFIX
 from citeledger.build.names import CLAIM_CLASS as CLAIM_CLASS
 from citeledger.build.names import EVIDENCE_CLASS as EVIDENCE_CLASS
-from citeledger.build.names import FILTER_MADE, breakdown_id, flag_id, is_tool_output
 from citeledger.build.names import FLAG_CLASS as FLAG_CLASS
 
 # the names the filter adds and reads are defined in names; imported from here too
@@ -604,14 +611,23 @@ class _Walker:
             elif t == "Quoted":
                 self.inlines(c[1], (*path, i, "c", 1), ctx, block)
             elif t == "Span":
-                classes = c[0][1]
-                if FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
+                # a Markdown build's Span has its attributes hidden (build.hidden): read them
+                # in place; its content, and so every path into it, stays as it is
+                hidden = hidden_attributes(el)
+                seen = el if hidden is None else {"t": "Span", "c": [hidden, c[1]]}
+                attr = seen["c"][0]
+                classes = attr[1]
+                if (
+                    hidden is not None
+                    or FILTER_MADE.intersection(classes)
+                    or attr[0].startswith(CLAIM_ANCHOR_PREFIX)
+                ):
                     self.previous = True
                 # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
-                inner = self._unverified(el, self._with_attributes(ctx, c[0]))
+                inner = self._unverified(el, self._with_attributes(ctx, attr))
                 inner = inner._replace(wrapper=None)
                 if PROCESSED_CLASS in classes:
-                    wrapper = _Wrapper(_Around(inlines, i, (*path, i)), stored_selectors(el))
+                    wrapper = _Wrapper(_Around(inlines, i, (*path, i)), stored_selectors(seen))
                     inner = inner._replace(wrapper=wrapper)
                 if CLAIM_CLASS in classes:
                     inner = inner._replace(claim_span=((*path, i), el))
@@ -814,4 +830,6 @@ def is_alert(block: Json) -> bool:
     first = block["c"][0]
     if not isinstance(first, dict) or first.get("t") not in ("Para", "Plain") or not first["c"]:
         return False
-    return bool(first["c"][0] == {"t": "RawInline", "c": ["markdown", ALERT_MARK]})
+    opening = first["c"][0]
+    marks = (["markdown", mark] for mark in ALERT_MARKS)
+    return opening.get("t") == "RawInline" and opening["c"] in marks

@@ -406,7 +406,7 @@ class _EvidencePages:
 
     @classmethod
     def start(cls, options: Options, fmt: str, reader: Any) -> _EvidencePages | None:
-        if not options.evidence_pages or family_of(fmt) != "html":
+        if not options.evidence_pages or family_of(fmt) not in ("html", "markdown"):
             return None
         if options.evidence_pages_source == "metadata":  # the pages are written there
             confine(

@@ -28,6 +28,11 @@ ITEM_CLASS = "citeledger-breakdown-item"  # one citation of such a callout
 UNVERIFIED_LABEL_CLASS = "citeledger-unverified-label"
 UNVERIFIED_MARKED_CLASS = "citeledger-unverified"  # added by the filter: marked already
 ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (render.markdown)
+BANNER_ALERT_MARK = "[!WARNING]\n"  # and the one opening the banner there
+ALERT_MARKS = (ALERT_MARK, BANNER_ALERT_MARK)
+# the raw format of a RawInline that opens a Span whose attributes the filter hid from a writer
+# that would print them as HTML (GitHub Markdown): no writer prints it, a second run reads it
+HIDDEN_FORMAT = "citeledger-attributes"
 
 # inline additions whose words are the filter's, never the writer's claim
 FILTER_WORDS = frozenset(

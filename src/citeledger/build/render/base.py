@@ -100,7 +100,7 @@ class Renderer:
             if item.found.in_link:
                 continue  # no link may nest in link text
             spaced = self.spaced_links
-            if item.evidence and self.links:
+            if item.evidence and self.evidence_links:
                 inlines += (
                     [ast.space(), self.evidence_link(item)]
                     if spaced
@@ -164,6 +164,11 @@ class Renderer:
         ]
         link = ast.link(inlines, item.evidence or "")
         return ast.span(ast.attr("", [EVIDENCE_CLASS]), [link])
+
+    @property
+    def evidence_links(self) -> bool:
+        """Does a checked citation link its evidence page? (Where pages can be linked.)"""
+        return self.links
 
     @property
     def source_links(self) -> bool:
@@ -298,7 +303,8 @@ class Renderer:
         """The "Citation audit" section of ``citeledger.report.audit``, in a Div of its own."""
         from citeledger.report.audit import audit_blocks
 
-        blocks = audit_blocks(rows, evidence_dir_href=evidence_href if self.links else None)
+        href = evidence_href if self.evidence_links else None
+        blocks = audit_blocks(rows, evidence_dir_href=href)
         ast.inert(blocks)
         if not self.links:  # typst refuses a link to a label that does not exist
             _unlink_internal(blocks)

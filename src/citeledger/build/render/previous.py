@@ -15,8 +15,11 @@ What is removed, wherever it stands (body, notes, tables, metadata):
   quote selectors the wrapper stored go back into each citation's suffix. A wrapper's other
   attributes (a forged one may carry the writer's classes) stay on a plain Span;
 - empty ``#citeledger-claim-N`` anchors, and such an id on the writer's ``.claim`` Span;
-- callouts (``Div.citeledger-breakdown``, and the GitHub-alert block quotes of Markdown builds)
-  and the audit section (``Div.citeledger-audit``).
+- callouts (``Div.citeledger-breakdown``, and the GitHub-alert block quotes of Markdown builds,
+  the banner's too) and the audit section (``Div.citeledger-audit``).
+
+A Markdown build's Spans carry their attributes hidden (``build.hidden``): they are read as if
+the attributes stood in place, and a Span that stays keeps them hidden.
 
 Nothing that holds a ``Cite`` is ever dropped: a flag, callout or audit that contains one was not
 made by the filter, and its content stays (the Cite is judged like any other). Unverified
@@ -47,6 +50,7 @@ from citeledger.build.citations import (
     plain_text,
     stored_selectors,
 )
+from citeledger.build.hidden import revealed
 from citeledger.build.names import BANNER_CLASS, VERSION_CLASS
 
 Json = Any
@@ -98,6 +102,8 @@ class _Stripper:
                     out.extend(_without_ours(el))
                 continue
             if t == "Span":
+                kept = el  # a Span not undone stays as it was, its attributes hidden or not
+                el = revealed(el)  # a Markdown build's Span: its attributes where they go
                 classes = el["c"][0][1]
                 if PROCESSED_CLASS in classes:
                     out.extend(self.unwrap(el))
@@ -110,6 +116,7 @@ class _Stripper:
                     continue
                 if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
                     el["c"][0][0] = ""
+                el = kept
             out.append(el)
         return out
 
