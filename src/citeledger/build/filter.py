@@ -30,8 +30,9 @@ the Cite; for a citation-only note, before the note in the body; on the writer's
 Span when that is the claim — see ``citations``), the flag links to its callout
 — or, with ``audit: true``, to its row of the "Citation audit" section (``citeledger.report.audit``,
 whose ids these are), which links back to the claim — and the callout links back to the flag.
-With ``evidence-pages: DIR`` an HTML build writes one read-only evidence page per receipt into
-DIR (``citeledger.evidence.publish``) and links it from the citation, callout and audit row.
+With ``evidence-pages: DIR`` an HTML (or GitHub Markdown) build writes one read-only evidence
+page per receipt into DIR (``citeledger.evidence.publish``) and links it from the citation,
+callout and audit row.
 A checked citation of an http(s) source also links to the source itself at the passage (a text
 fragment, or ``#page=N`` for a PDF: ``report.anchor_for``), in every format that shows URLs,
 with or without evidence pages; a restricted citation never does.
@@ -391,7 +392,8 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
 
 
 class _EvidencePages:
-    """HTML builds with ``evidence-pages``: one read-only page per receipt, written at the end.
+    """HTML and GitHub Markdown builds with ``evidence-pages``: one read-only page per receipt,
+    written at the end.
 
     The folder is where the pages are written (relative to the current directory) and the link
     to them from the document, so build into the current directory. Named by the document, it

@@ -10,8 +10,8 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
   bold words so it reads without a reference document;
 - ``pandoc-markdown`` (pandoc's ``markdown``, the one Markdown that carries citations): the
   design's Divs and Spans, so the output reads back to the same judgement;
-- ``markdown`` (gfm, commonmark, commonmark_x, markdown_strict, _mmd, _phpextra): GitHub alerts,
-  ``> [!CAUTION]``;
+- ``markdown`` (gfm, commonmark, commonmark_x, markdown_strict, _mmd, _phpextra): no HTML of the
+  filter's: plain citations and links, bold flags, GitHub alerts ``> [!CAUTION]``;
 - ``plain`` (plain, typst, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
   quote whose first words are the title in bold (in capitals for ``plain``, which drops bold).
 
