@@ -54,3 +54,31 @@ def test_the_audit_is_a_pipe_table_whose_claims_cite_nothing() -> None:
     text = (GOLDEN / "sources" / "expected.gfm").read_text("utf-8").split("citeledger-audit")[1]
     assert "<table" not in text and "| Claim | Source | State | Reasons | Links |" in text
     assert "Inside link text with \\@web-checked nothing nests." in text
+
+
+@pytest.mark.parametrize("citeproc_first", [True, False])
+def test_citeproc_formats_the_citation_before_or_after_the_filter(citeproc_first: bool) -> None:
+    """citeproc's text is kept whichever runs first; the raw ``[@key]`` is only the fallback."""
+    import subprocess
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
+    from helpers import FIXTURE_FILTER, PANDOC, venv_env
+
+    doc = (
+        "---\nreferences:\n- {id: st-checked, type: book, title: A book, author: [{family: Doe}],"
+        " issued: 2020}\n---\n\nA claim [@st-checked, p. 3].\n"
+    )
+    steps = [["--citeproc"], ["--filter", str(FIXTURE_FILTER)]]
+    args = [a for step in (steps if citeproc_first else steps[::-1]) for a in step]
+    out = subprocess.run(
+        [PANDOC, "-f", "markdown", "-t", "gfm", *args],
+        input=doc,
+        capture_output=True,
+        text=True,
+        env=venv_env(),
+        check=True,
+    ).stdout
+    # before: the document's reference; after: the ledger's, which the filter adds (a title)
+    assert ("A claim (Doe 2020, 3)." if citeproc_first else "Checked,” n.d., 3).") in out
+    assert "@st-checked" not in out

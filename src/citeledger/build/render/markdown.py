@@ -140,11 +140,15 @@ def _as_written(cite: Node, items: list[Item]) -> None:
 
     The brackets, ``-`` and ``@key`` are raw text, so they are not escaped; prefixes and
     suffixes stay inlines for the writer to escape. The quote selector goes back at the end of
-    its citation's suffix. A key raw text could not carry as it is leaves the text alone.
+    its citation's suffix. A key raw text could not carry as it is, or a text that no longer
+    names every key (citeproc ran before the filter), is left alone.
     """
     citations = cite["c"][0]
     if not all(_SAFE_KEY.fullmatch(c.get("citationId", "")) for c in citations):
         return
+    text = "".join(n["c"] if n["t"] == "Str" else n["c"][1] for n in _texts(cite["c"][1]))
+    if not all(f"@{c['citationId']}" in text for c in citations):
+        return  # already formatted (a citeproc before the filter): leave it so
     selectors = {
         id(c): item.found.ref.selector
         for c, item in zip(citation_items(cite), items, strict=False)
@@ -156,6 +160,17 @@ def _as_written(cite: Node, items: list[Item]) -> None:
                 if isinstance(node, dict) and node.get("t") == "Cite":
                     _as_written(node, [])
     cite["c"][1] = _syntax(citations, selectors)
+
+
+def _texts(node: Any) -> list[Node]:
+    """The Str and raw inlines under ``node``, in order."""
+    if isinstance(node, list):
+        return [t for child in node for t in _texts(child)]
+    if not isinstance(node, dict):
+        return []
+    if node.get("t") in ("Str", "RawInline"):
+        return [node]
+    return _texts(node.get("c"))
 
 
 def _syntax(citations: list[Node], selectors: dict[int, str]) -> list[Node]:
