@@ -224,6 +224,23 @@ def test_an_edited_claim_shows_its_review_out_of_date_and_check_gates_on_reviews
     assert main(["check", str(doc), "--quiet"]) == 0
 
 
+def test_a_review_of_one_claim_is_not_another_claims_of_the_same_quote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _reviewed(tmp_path, monkeypatch)
+    doc.write_text(doc.read_text(encoding="utf-8") + "\nA second claim on it [@paper].\n", "utf-8")
+    capsys.readouterr()
+    main(["check", str(doc), "--json", "-", "--quiet"])
+    report = json.loads(capsys.readouterr().out)
+    assert [c["review"] for c in report["citations"]] == [
+        "reviewed",
+        "not-reviewed",
+        "not-reviewed",
+    ]
+    assert main(["review", str(doc), "--list"]) == 0
+    assert "@paper: not reviewed — “A second claim on it.”" in capsys.readouterr().out
+
+
 def test_the_audit_row_shows_the_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import pypandoc
 

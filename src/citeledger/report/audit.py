@@ -35,6 +35,7 @@ from citeledger.evidence.store import EvidenceReader
 from citeledger.locate.edits import count_phrase
 from citeledger.model import Edit, Identifier, Judgement, State, Withdrawal
 from citeledger.report.summary import anchor_for
+from citeledger.review.status import Present
 
 Node = dict[str, Any]
 
@@ -111,11 +112,14 @@ def row_for(
     claim: str = "",
     evidence_page: str | None = None,
     reader: EvidenceReader | None = None,
+    present: Present | None = None,
 ) -> AuditRow:
     """The row of one judged citation; the source link is the receipt's anchor when there is one.
 
     A restricted judgement yields a row with nothing of the source in it, so a caller cannot
-    leak it by passing an evidence page it wrote for another audience.
+    leak it by passing an evidence page it wrote for another audience. ``present``: the
+    document's claims by the quote they cite (``review.status.present_claims``), so a review of
+    another claim of the same quote is not shown as this one's, out of date.
     """
     state = judgement.state
     if state is State.RESTRICTED:
@@ -150,16 +154,16 @@ def row_for(
         edits=judgement.receipt.edits
         if state is State.CHECKED and judgement.receipt is not None
         else (),
-        review=_review_words(judgement, claim),
+        review=_review_words(judgement, claim, present),
     )
 
 
-def _review_words(judgement: Judgement, claim: str) -> str | None:
+def _review_words(judgement: Judgement, claim: str, present: Present | None) -> str | None:
     """A checked row's review (or that it is out of date); nothing while there is none yet —
     ``check`` and ``review --list`` count those."""
     from citeledger.review.status import NOT_REVIEWED, review_of
 
-    status = review_of(judgement, claim)
+    status = review_of(judgement, claim, present)
     return None if status is None or status.state == NOT_REVIEWED else status.words
 
 

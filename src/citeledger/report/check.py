@@ -218,9 +218,10 @@ def _share_or_refuse(option: str, value: float | None, of: str) -> None:
 
 def _add_reviews(report: dict[str, Any], entries: Sequence[Entry]) -> dict[str, Any]:
     """Each checked citation's review state in the report, and the counts (``review.status``)."""
-    from citeledger.review.status import review_of, tally
+    from citeledger.review.status import present_claims, review_of, tally
 
-    statuses = [review_of(e.judgement, e.ref.claim) for e in entries]
+    present = present_claims((e.judgement, e.ref.claim) for e in entries)
+    statuses = [review_of(e.judgement, e.ref.claim, present) for e in entries]
     for cited, status in zip(report["citations"], statuses, strict=True):
         if status is not None:
             cited["review"] = status.state

@@ -13,7 +13,13 @@ from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, Judgement
 from citeledger.report.check import ledger_for, pandoc_json
-from citeledger.review.status import ReviewStatus, claim_sha256, review_of
+from citeledger.review.status import (
+    REVIEWED,
+    ReviewStatus,
+    claim_sha256,
+    present_claims,
+    review_of,
+)
 
 CONTEXT = 240  # characters of the source shown either side of the quote
 
@@ -44,9 +50,8 @@ def awaiting(
 ) -> list[Pending]:
     """The checked citations without a review that holds, in document order; a claim cited
     twice with the same quote is asked once."""
-    out: list[Pending] = []
+    judged: list[tuple[str, str, CitationRef, Judgement, Judge]] = []
     judges: dict[str, Judge] = {}
-    seen: set[tuple[str, str, int, str]] = set()
     for doc in docs:
         doc_json = pandoc_json(doc, from_format)
         opts = read_options(doc_json.get("meta", {}))
@@ -60,18 +65,21 @@ def awaiting(
                 require_signature=opts.require_signature,
             )
         for found in find_citations(doc_json):
-            judgement = judge.judge(found.ref)
-            status = review_of(judgement, found.ref.claim)
-            if status is None or status.state == "reviewed" or judgement.source is None:
-                continue
-            quote = judgement.quote
-            assert quote is not None  # review_of: a checked judgement has its quote
-            index = judgement.source.quotes.index(quote)
-            once = (lpath, found.ref.key, index, claim_sha256(found.ref.claim))
-            if once in seen:
-                continue
+            judged.append((doc, lpath, found.ref, judge.judge(found.ref), judge))
+    present = present_claims((j, ref.claim) for _, _, ref, j, _ in judged)
+    out: list[Pending] = []
+    seen: set[tuple[str, str, int, str]] = set()
+    for doc, lpath, ref, judgement, judge in judged:
+        status = review_of(judgement, ref.claim, present)
+        if status is None or status.state == REVIEWED or judgement.source is None:
+            continue
+        quote = judgement.quote
+        assert quote is not None  # review_of: a checked judgement has its quote
+        index = judgement.source.quotes.index(quote)
+        once = (lpath, ref.key, index, claim_sha256(ref.claim))
+        if once not in seen:
             seen.add(once)
-            out.append(Pending(doc, lpath, found.ref, judgement, status, index, judge.reader))
+            out.append(Pending(doc, lpath, ref, judgement, status, index, judge.reader))
     return out
 
 

@@ -6,14 +6,15 @@ a review is a second, human question beside ``checked``, never an input to it.
 
 A review holds for the words it was made on: the claim's (as the document walk states it) and the
 writer's quote, each by digest. When the quote has reviews but none for these words, the claim
-(or the quote) was edited since — "review out of date", naming the words that were reviewed. A
-quote cited by two claims with only one reviewed shows the same for the other: both ask for the
-same act (read it, answer), and the reviewed words are shown so the writer sees which is which.
+(or the quote) was edited since — "review out of date", naming the words that were reviewed —
+unless the review is of another claim that cites the same quote and still stands in the
+documents judged together (``present_claims``): that one is reviewed, this one simply is not.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from citeledger.evidence.store import sha256_hex
@@ -49,23 +50,42 @@ class ReviewStatus:
         return "Not reviewed: nobody has yet read this quote against this claim"
 
 
-def status_of(quote: Quote, claim: str) -> ReviewStatus:
-    """The review of ``claim`` against ``quote``, if one holds for their present words."""
+#: Every claim citing a quote now, by (source key, quote text): the claims' digests.
+Present = Mapping[tuple[str, str], frozenset[str]]
+
+
+def present_claims(cited: Iterable[tuple[Judgement, str]]) -> Present:
+    """The claims of the checked citations judged together, grouped by the quote they cite."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for judgement, claim in cited:
+        if judgement.state is State.CHECKED and judgement.quote is not None:
+            out.setdefault((judgement.key, judgement.quote.text), set()).add(claim_sha256(claim))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def status_of(quote: Quote, claim: str, others: frozenset[str] = frozenset()) -> ReviewStatus:
+    """The review of ``claim`` against ``quote``, if one holds for their present words;
+    ``others``: the digests of the other claims citing the quote now (their reviews are theirs)."""
     digest, quoted = claim_sha256(claim), sha256_hex(quote.text)
     for review in reversed(quote.reviews):
         if review.claim_sha256 == digest and review.quote_sha256 == quoted:
             return ReviewStatus(REVIEWED, review)
-    if quote.reviews:
-        return ReviewStatus(OUT_OF_DATE, quote.reviews[-1])
+    stale = [r for r in quote.reviews if r.claim_sha256 not in others]
+    if stale:
+        return ReviewStatus(OUT_OF_DATE, stale[-1])
     return ReviewStatus(NOT_REVIEWED)
 
 
-def review_of(judgement: Judgement, claim: str) -> ReviewStatus | None:
+def review_of(
+    judgement: Judgement, claim: str, present: Present | None = None
+) -> ReviewStatus | None:
     """A checked citation's review status; None for any other state (nothing to review yet:
     a quote that is not there supports nothing)."""
-    if judgement.state is not State.CHECKED or judgement.quote is None:
+    quote = judgement.quote
+    if judgement.state is not State.CHECKED or quote is None:
         return None
-    return status_of(judgement.quote, claim)
+    others = (present or {}).get((judgement.key, quote.text), frozenset())
+    return status_of(quote, claim, others - {claim_sha256(claim)})
 
 
 def tally(statuses: list[ReviewStatus | None]) -> dict[str, object]:
