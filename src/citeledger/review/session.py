@@ -47,7 +47,9 @@ def run_review(
     if list_only:
         for item in items:
             out.write(visible(_list_line(item)) + "\n")
-        out.write(f"citeledger: {len(items)} checked citations await review\n")
+        n = len(items)
+        said = "citation awaits" if n == 1 else "citations await"
+        out.write(f"citeledger: {n} checked {said} review\n")
         return 0
     if not items:
         out.write("citeledger: every checked citation has a review that holds; nothing to ask\n")
