@@ -222,3 +222,62 @@ def test_a_pinned_arxiv_version_learns_of_a_newer_one_and_the_warning_is_signed(
     verdict = Judge(load_ledger(ledger), trusted_keys=[public]).judge(CitationRef("p"))
     assert verdict.state is State.TAMPERED
     assert "signature does not hold" in verdict.reasons[0]
+
+
+def test_a_registry_correction_published_between_runs_is_a_version_change(
+    tmp_path: Path,
+    netserver: ns.NetServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """doi.org on loopback: the registry adds a correction notice between two rechecks."""
+    said = "Claims lodged in winter are free of every fee."
+    record: dict[str, object] = {**CSL, "type": "article-journal"}
+
+    def resolver(req: ns.Seen) -> ns.Reply:
+        suffix = req.path[len("/doi/") :]
+        if "citationstyles" in (req.header("accept") or ""):
+            return ns.Reply(303, b"", [("Location", f"/registry/{suffix}")], None)
+        return ns.Reply(302, b"", [("Location", f"/landing/{suffix}")], None)
+
+    netserver.route("/doi/", resolver, prefix=True)
+    netserver.route(
+        "/registry/",
+        lambda req: ns.Reply(
+            200, json.dumps(record).encode(), [], "application/vnd.citationstyles.csl+json"
+        ),
+        prefix=True,
+    )
+    page = f"<html><body><p>Fees.</p><p>{said}</p></body></html>".encode()
+    netserver.route("/landing/", ns.Reply(body=page, content_type="text/html"), prefix=True)
+    monkeypatch.setenv("CITELEDGER_DOI_BASE", netserver.url("/doi/"))
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        "sources:\n  s:\n    doi: 10.5555/abc.123\n    title: A study of things\n"
+        f'    quotes:\n      - text: "{said}"\n',
+        encoding="utf-8",
+    )
+    _run("verify", ledger)
+    _run("recheck", ledger)
+    assert "VERSION CHANGED" not in capsys.readouterr().out
+    checked_at = load_ledger(ledger).sources["s"].quotes[0].receipts[-1].retrieved_at  # last seen
+
+    record["updated-by"] = [  # the registry publishes a correction
+        {
+            "DOI": "10.5555/abc.123.corr",
+            "type": "correction",
+            "updated": {"date-parts": [[2026, 3, 1]]},
+        }
+    ]
+    _run("recheck", ledger)
+    out = capsys.readouterr().out
+    assert "VERSION CHANGED" in out and "correction 10.5555/abc.123.corr (2026-03-01)" in out
+    latest = load_ledger(ledger).sources["s"].quotes[0].latest
+    assert latest is not None and latest.version_changed is not None
+    assert f"checked the version of {checked_at}" in latest.version_changed
+    judged = Judge(load_ledger(ledger)).judge(CitationRef("s"))
+    assert judged.state is State.CHECKED  # a warning beside it, not a breakdown
+    doc = tmp_path / "chapter.md"
+    doc.write_text("The claim stands here [@s].\n", encoding="utf-8")
+    html = _build(doc, ledger, tmp_path)
+    assert "citeledger-version-changed" in html and "10.5555/abc.123.corr" in html
