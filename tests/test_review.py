@@ -148,7 +148,8 @@ def test_the_writer_reviews_each_checked_claim_on_a_terminal(
     assert "[2/2] @notes" in second and f"Claim:   {NOTES_CLAIM}." in second
     assert f">>> {NOTE} <<<" in second and "After that." in second
     term.type("d")
-    term.expect("Why does it not support the claim? (one sentence): ")
+    warned = term.expect("Why does it not support the claim? (one sentence): ")
+    assert "records @notes as disputed: every citation of it will show so" in warned
     term.type(REASON)
     term.expect("(Enter to leave out): ")
     term.type("")

@@ -71,6 +71,9 @@ def run_review(
             record_review(item.ledger, item.ref.key, item.quote_index, quote.text, review)
             out.write(f"citeledger: review recorded for @{item.ref.key} in {item.ledger}\n")
         elif answer == "disputes":
+            out.write(
+                f"  this records @{item.ref.key} as disputed: every citation of it will show so\n"
+            )
             reason = _ask_text(inp, out, "Why does it not support the claim? (one sentence): ")
             says = _ask_text(
                 inp, out, "What does the source actually say? (Enter to leave out): ", True
