@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeledger import __version__
+from citeledger.cli import review as review_cli
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RATIO",
         help="fail when the share of prose sentences with provenance is lower",
     )
+    review_cli.add_check_options(c)
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
@@ -118,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--ledger", default="citeledger.yaml")
 
     _quote_parser(sub)
+    review_cli.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -236,6 +239,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             output_format=args.output_format,
             junit_out=args.junit,
             sarif_out=args.sarif,
+            min_reviewed=args.min_reviewed,
         )
     if cmd == "locate":
         from citeledger.cli.locate import main as locate_main
@@ -270,6 +274,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         )
     if cmd == "quote":
         return _quote(args)
+    if cmd == "review":
+        return review_cli.run(args)
     if cmd == "import":
         from citeledger.ledger.record import import_bibliography
 
