@@ -355,9 +355,9 @@ def test_markdown_callout_is_a_github_caution_alert(fmt: str) -> None:
 
 def test_plain_text_shouts_the_title_and_other_formats_bold_it() -> None:
     plain = fixture(pandoc_bytes("Claim [@st-stale]."), "plain").doc
-    typst = fixture(pandoc_bytes("Claim [@st-stale]."), "typst").doc
+    rst = fixture(pandoc_bytes("Claim [@st-stale]."), "rst").doc
     assert State.STALE.title.upper() in _text(body(plain)[1])
-    quote = body(typst)[1]["c"][1][0]
+    quote = body(rst)[1]["c"][1][0]
     assert quote["t"] == "BlockQuote" and quote["c"][0]["c"][0]["t"] == "Strong"
 
 

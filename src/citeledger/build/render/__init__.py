@@ -10,7 +10,9 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
   bold words so it reads without a reference document;
 - ``markdown`` (gfm, commonmark, commonmark_x, markdown and its variants): GitHub alerts,
   ``> [!CAUTION]``;
-- ``plain`` (plain, typst, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
+- ``typst``: a framed, coloured block and flag, the show rules of ``templates/citeledger.typ``
+  in header-includes;
+- ``plain`` (plain, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
   quote whose first words are the title in bold (in capitals for ``plain``, which drops bold).
 
 In every family a checked citation of a web source carries a ``source`` link to the passage
@@ -48,6 +50,7 @@ _FAMILIES = {
     "docx": "docx",
     "odt": "docx",
     "icml": "docx",
+    "typst": "typst",
     "gfm": "markdown",
     "markdown_github": "markdown",
     "commonmark": "markdown",
@@ -70,7 +73,7 @@ def family_of(fmt: str) -> str:
 
 def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
     """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows."""
-    from citeledger.build.render import docx, html, latex, markdown, plain
+    from citeledger.build.render import docx, html, latex, markdown, plain, typst
 
     family = family_of(fmt)
     classes: dict[str, type[Renderer]] = {
@@ -78,6 +81,7 @@ def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
         "latex": latex.LatexRenderer,
         "docx": docx.DocxRenderer,
         "markdown": markdown.MarkdownRenderer,
+        "typst": typst.TypstRenderer,
         "plain": plain.PlainRenderer,
     }
     return classes[family](base_format(fmt), audit=audit)
