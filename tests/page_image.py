@@ -38,7 +38,12 @@ def colours(pdf: bytes, page: int = 0, scale: float = 0.5) -> Counter[str]:
     return Counter(rows[i : i + 3].hex().upper() for i in range(0, len(rows), 3))
 
 
-def png(pdf: bytes, page: int = 0, scale: float = 1.5) -> bytes:
-    """The page as a PNG file."""
+def png(pdf: bytes, page: int = 0, scale: float = 1.5, *, crop: bool = False) -> bytes:
+    """The page as a PNG file; ``crop``: without the blank rows below the last line."""
     width, height, rows = _rgb(pdf, page, scale)
+    if crop:
+        line = width * 3
+        used = [y for y in range(height) if rows[y * line : (y + 1) * line].strip(b"\xff")]
+        height = min(height, (used[-1] if used else 0) + int(40 * scale))
+        rows = rows[: height * line]
     return png_encode(rows, width, height)
