@@ -84,6 +84,14 @@ def test_without_the_header_it_builds_and_still_reads_as_a_breakdown(
     assert not _seen(shown, BREAKDOWN.fill)  # no frame, but it compiled and says it
 
 
+def test_passing_the_template_with_H_brings_the_frames_back(tmp_path: Path) -> None:
+    """The README's advice for a writer with a header of their own: ``-H`` both files."""
+    header = tmp_path / "mine.typ"
+    header.write_text("// the writer's own header\n")
+    typ = _typst("Claim [@st-stale].\n", tmp_path, "-s", "-H", str(header), "-H", str(TYP))
+    assert _seen(_page_colours(typ), BREAKDOWN.fill)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["states", "grouped", "metadata", "constructs", "unverified"])
 def test_goldens_compile_to_framed_callouts(case: str, tmp_path: Path) -> None:
