@@ -66,6 +66,7 @@ ones their frame (their uses are guarded so the build still succeeds).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -82,6 +83,7 @@ from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
 from citeledger.build.render.base import Renderer
 from citeledger.build.render.previous import strip_previous
+from citeledger.build.render.quarto import is_quarto_build
 from citeledger.build.render.words import Item
 from citeledger.confine import confine
 from citeledger.errors import CiteledgerError
@@ -193,7 +195,8 @@ def run_filter(
     if isinstance(prepared, FilterResult):
         return prepared
     scan, options = prepared
-    renderer = renderer_for(fmt, audit=options.audit)
+    quarto = is_quarto_build(doc_json["meta"], os.environ if environ is None else environ)
+    renderer = renderer_for(fmt, audit=options.audit, quarto=quarto)
     if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
         _render(doc_json, [], scan.unverified, renderer, options)
         return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
