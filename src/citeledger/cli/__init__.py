@@ -118,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--ledger", default="citeledger.yaml")
 
     _quote_parser(sub)
+    from citeledger.cli import adopt
+
+    adopt.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -268,6 +271,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             quotes=args.quote,
             locator=args.locator,
         )
+    if cmd == "adopt":
+        from citeledger.cli import adopt
+
+        return int(adopt.main(args))
     if cmd == "quote":
         return _quote(args)
     if cmd == "import":
