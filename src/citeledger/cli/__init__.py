@@ -85,6 +85,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (a case per citation)")
     c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log of the breakdowns")
+    c.add_argument("--progress", action="store_true", help="print the checked share")
+    c.add_argument(
+        "--since",
+        metavar="REPORT.json",
+        help="a previous --json report: newly checked and newly broken citations since it",
+    )
 
     loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
     loc.add_argument("source", nargs="?")
@@ -239,6 +245,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             output_format=args.output_format,
             junit_out=args.junit,
             sarif_out=args.sarif,
+            since=args.since,
+            show_progress=args.progress,
         )
     if cmd == "locate":
         from citeledger.cli.locate import main as locate_main

@@ -120,7 +120,14 @@ def _run_check(
     output_format: str = "text",
     junit_out: str | None = None,
     sarif_out: str | None = None,
+    since: str | None = None,
+    show_progress: bool = False,
 ) -> int:
+    previous = None
+    if since is not None:  # read first: a bad --since costs nothing else
+        from citeledger.report.progress import read_report
+
+        previous = read_report(since)
     if min_coverage is not None and not 0 <= min_coverage <= 1:
         raise CiteledgerError(
             f"--min-coverage {min_coverage:g} is not a share between 0 and 1",
@@ -189,6 +196,10 @@ def _run_check(
             print(commands, file=summary_stream)
         quiet = True  # the annotations carry the detail; the log keeps the summary line
     print(visible(summary_text(report, quiet=quiet)), file=summary_stream)
+    if show_progress or previous is not None:
+        from citeledger.report.progress import progress, progress_text
+
+        print(visible(progress_text(progress(report, previous))), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
