@@ -124,9 +124,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--ledger", default="citeledger.yaml")
 
     _quote_parser(sub)
-    from citeledger.cli import adopt
+    from citeledger.cli import adopt, pick
 
     adopt.add_parser(sub)
+    pick.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -279,10 +280,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             quotes=args.quote,
             locator=args.locator,
         )
-    if cmd == "adopt":
-        from citeledger.cli import adopt
+    if cmd in ("adopt", "pick"):
+        from citeledger.cli import adopt, pick
 
-        return int(adopt.main(args))
+        return int((adopt if cmd == "adopt" else pick).main(args))
     if cmd == "quote":
         return _quote(args)
     if cmd == "import":
