@@ -138,7 +138,7 @@ def test_a_web_page_on_loopback_then_its_stored_evidence(
     (quote,) = load_ledger(ledger).sources["ebb"].quotes
     page_text = extract(body, "text/html; charset=utf-8", url).text
     assert quote.text.encode("utf-8") == _span_of(page_text, HTML_WORDS).encode("utf-8")
-    assert quote.locator is None  # a web page has no page
+    assert quote.locator == "sec. On Recent Controversial Events"  # the heading above it
     assert "1 of 1 citations checked" in _checked(tmp_path, "@ebb quote:silent", capsys)
 
     netserver.stop()  # the second pick needs no network: it reads the stored evidence

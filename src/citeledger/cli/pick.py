@@ -143,9 +143,27 @@ class Selection:
 
 
 def locator_for(extracted: Extracted, start: int) -> str | None:
-    """The quote's locator: its page in a paged source (none is known for a web page)."""
+    """The quote's locator: its page in a paged source; on a web page the section heading
+    (h1/h2, as the extractor saw them) that stands last before it on a line of its own."""
     page = extracted.page_of(start)
-    return f"p. {page}" if page else None
+    if page:
+        return f"p. {page}"
+    heading = section_before(extracted.text, getattr(extracted, "headings", ()), start)
+    return f"sec. {heading}" if heading else None
+
+
+def section_before(text: str, headings: Sequence[str], start: int) -> str | None:
+    best, where = None, -1
+    for heading in headings:
+        at = text.rfind(heading, 0, start)
+        while at > where:
+            end = at + len(heading)
+            alone = (at == 0 or text[at - 1] == "\n") and text[end : end + 1] in ("\n", "")
+            if alone:
+                best, where = heading, at
+                break
+            at = text.rfind(heading, 0, at)
+    return best
 
 
 def context(sel: Selection, *, colour: bool) -> str:
