@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeledger import __version__
+from citeledger.cli import review as review_cli
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RATIO",
         help="fail when the share of prose sentences with provenance is lower",
     )
+    review_cli.add_check_options(c)
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
@@ -128,6 +130,7 @@ def _parser() -> argparse.ArgumentParser:
 
     adopt.add_parser(sub)
     pick.add_parser(sub)
+    review_cli.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -248,6 +251,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             sarif_out=args.sarif,
             since=args.since,
             show_progress=args.progress,
+            min_reviewed=args.min_reviewed,
         )
     if cmd == "locate":
         from citeledger.cli.locate import main as locate_main
@@ -286,6 +290,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return int((adopt if cmd == "adopt" else pick).main(args))
     if cmd == "quote":
         return _quote(args)
+    if cmd == "review":
+        return review_cli.run(args)
     if cmd == "import":
         from citeledger.ledger.record import import_bibliography
 
