@@ -121,7 +121,14 @@ def _run_check(
     junit_out: str | None = None,
     sarif_out: str | None = None,
     min_reviewed: float | None = None,
+    since: str | None = None,
+    show_progress: bool = False,
 ) -> int:
+    previous = None
+    if since is not None:  # read first: a bad --since costs nothing else
+        from citeledger.report.progress import read_report
+
+        previous = read_report(since)
     _share_or_refuse("--min-reviewed", min_reviewed, "checked citations with a review")
     _share_or_refuse("--min-coverage", min_coverage, "prose sentences")
     from citeledger.build.citations import find_citations
@@ -192,6 +199,10 @@ def _run_check(
         from citeledger.review.status import tally_line
 
         print(tally_line(reviews), file=summary_stream)
+    if show_progress or previous is not None:
+        from citeledger.report.progress import progress, progress_text
+
+        print(visible(progress_text(progress(report, previous))), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
