@@ -96,11 +96,13 @@ Path = tuple[str | int, ...]
 _FLOAT_KINDS = ("fig", "sec", "tbl", "eq", "lst")
 _THEOREM_KINDS = ("thm", "lem", "cor", "prp", "cnj", "def", "exm", "exr", "sol", "rem")
 _CALLOUT_KINDS = ("nte", "tip", "wrn", "imp", "cau")
-CROSSREF_PREFIXES = (
+_LOWER_PREFIXES = (
     *(f"{kind}-" for kind in _FLOAT_KINDS),
     *(f"{kind}:" for kind in _FLOAT_KINDS),
     *(f"{kind}-" for kind in _THEOREM_KINDS + _CALLOUT_KINDS),
 )
+# both tools capitalise a reference that starts a sentence: ``@Fig:x``, ``@Fig-x``
+CROSSREF_PREFIXES = (*_LOWER_PREFIXES, *(p.capitalize() for p in _LOWER_PREFIXES))
 METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
 
 _BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
@@ -258,6 +260,7 @@ class Scan(NamedTuple):
     prefixes: tuple[str, ...] = CROSSREF_PREFIXES  # this document's cross-reference prefixes
     audit_slot: Path | None = None  # the writer's ``::: {#citeledger-audit}`` Div, if any
     refs: Path | None = None  # the ``{#refs}`` Div the bibliography goes into, if any
+    crossrefs: tuple[str, ...] = ()  # the cross-reference keys passed over, in document order
 
 
 def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
@@ -289,6 +292,7 @@ def scan_document(
         walker.prefixes,
         walker.landmarks.get(AUDIT_ID),
         walker.landmarks.get(REFS_ID),
+        tuple(walker.crossrefs),
     )
 
 
@@ -461,6 +465,7 @@ class _Walker:
         self.occurrence = 0
         self.previous = False  # output of an earlier run seen
         self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
+        self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
         self._texts: dict[int, _BlockText] = {}
 
     # metadata --------------------------------------------------------------
@@ -664,6 +669,8 @@ class _Walker:
             yield from self._nested(prefix, (*item_path, "citationPrefix"))
             if not is_crossref(item.get("citationId", ""), self.prefixes):
                 yield item, item_path
+            else:
+                self.crossrefs.append(item.get("citationId", ""))
             suffix = item.get("citationSuffix") or []
             yield from self._nested(suffix, (*item_path, "citationSuffix"))
 

@@ -31,8 +31,9 @@ ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (
 BANNER_ALERT_MARK = "[!WARNING]\n"  # and the one opening the banner there
 ALERT_MARKS = (ALERT_MARK, BANNER_ALERT_MARK)
 # the raw format of a RawInline that opens a Span whose attributes the filter hid from a writer
-# that would print them as HTML (GitHub Markdown): no writer prints it, a second run reads it
-HIDDEN_FORMAT = "citeledger-attributes"
+# that would print them as HTML (GitHub Markdown): pandoc has a txt2tags reader but no writer,
+# so no writer prints it; a second run reads it (and panflute accepts it: its formats are a list)
+HIDDEN_FORMAT = "t2t"
 
 # inline additions whose words are the filter's, never the writer's claim
 FILTER_WORDS = frozenset(

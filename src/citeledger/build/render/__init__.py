@@ -12,13 +12,16 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
   design's Divs and Spans, so the output reads back to the same judgement;
 - ``markdown`` (gfm, commonmark, commonmark_x, markdown_strict, _mmd, _phpextra): no HTML of the
   filter's: plain citations and links, bold flags, GitHub alerts ``> [!CAUTION]``;
-- ``plain`` (plain, typst, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
+- ``typst``: a framed, coloured block and flag, the show rules of ``templates/citeledger.typ``
+  in header-includes;
+- ``plain`` (plain, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
   quote whose first words are the title in bold (in capitals for ``plain``, which drops bold).
 
-In every family a checked citation of a web source carries a ``source`` link to the passage
-(not in ``plain``, which drops URLs), and a writer's ``[…]{.unverified}`` Span or
-``::: unverified`` Div carries a visible ``[unverified]`` word marker — a declaration, styled
-neither as a check nor as a breakdown (``render.base``).
+In a Quarto build (``render.quarto``) callouts also carry Quarto's ``callout-warning`` or
+``callout-important`` class. In every family a checked citation of a web source carries a
+``source`` link to the passage (not in ``plain``, which drops URLs), and a writer's
+``[…]{.unverified}`` Span or ``::: unverified`` Div carries a visible ``[unverified]`` word
+marker — a declaration, styled neither as a check nor as a breakdown (``render.base``).
 
 Renderers build AST nodes and nothing else: they never judge, read the ledger or print.
 """
@@ -50,6 +53,7 @@ _FAMILIES = {
     "docx": "docx",
     "odt": "docx",
     "icml": "docx",
+    "typst": "typst",
     "gfm": "markdown",
     "markdown_github": "markdown",
     "commonmark": "markdown",
@@ -70,9 +74,10 @@ def family_of(fmt: str) -> str:
     return _FAMILIES.get(base_format(fmt), "plain")
 
 
-def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
-    """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows."""
-    from citeledger.build.render import docx, html, latex, markdown, pandoc_markdown, plain
+def renderer_for(fmt: str, *, audit: bool = False, quarto: bool = False) -> Renderer:
+    """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows; ``quarto``:
+    callouts also carry Quarto's callout classes (``render.quarto``)."""
+    from citeledger.build.render import docx, html, latex, markdown, pandoc_markdown, plain, typst
 
     family = family_of(fmt)
     classes: dict[str, type[Renderer]] = {
@@ -81,6 +86,12 @@ def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
         "docx": docx.DocxRenderer,
         "markdown": markdown.MarkdownRenderer,
         "pandoc-markdown": pandoc_markdown.PandocMarkdownRenderer,
+        "typst": typst.TypstRenderer,
         "plain": plain.PlainRenderer,
     }
-    return classes[family](base_format(fmt), audit=audit)
+    renderer = classes[family](base_format(fmt), audit=audit)
+    if quarto:
+        from citeledger.build.render.quarto import for_quarto
+
+        return for_quarto(renderer)
+    return renderer
