@@ -13,11 +13,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
+	$(MAKE) --no-print-directory $(BIN)/pandoc
 	touch $(STAMP)
 
-venv: $(STAMP)
+# pandoc next to citeledger: the README's `pandoc …` lines work with only .venv/bin on PATH
+# (the binary ships inside the pypandoc_binary wheel; a system pandoc is not assumed).
+$(BIN)/pandoc:
+	ln -sf "$$($(BIN)/python -c 'import pathlib, pypandoc; print(pathlib.Path(pypandoc.__file__).parent / "files" / "pandoc")')" $@
 
-demo: $(STAMP)
+venv: $(STAMP) $(BIN)/pandoc
+
+demo: $(STAMP) $(BIN)/pandoc
 	$(BIN)/python examples/run_demo.py
 
 LINTED := src tests filters bench examples tools
