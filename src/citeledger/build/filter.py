@@ -389,9 +389,10 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
 class _EvidencePages:
     """HTML builds with ``evidence-pages``: one read-only page per receipt, written at the end.
 
-    The folder is where the pages are written (relative to the current directory) and the link
-    to them from the document, so build into the current directory. Named by the document, it
-    must lie inside the current directory (``citeledger.confine``).
+    ``evidence-pages`` is where the pages are written (relative to the current directory);
+    ``evidence-link`` is how the output links to that folder (default: the same path), so a
+    build into ``public/guide/x.html`` writes ``public/evidence`` and links ``../evidence``.
+    Named by the document, the folder must lie inside the current directory (``confine``).
     Pages are written only when the judge reads evidence (``Judge.reader``); a page links back
     to nothing, since a filter is not told the name of the document it builds.
     """
@@ -415,7 +416,7 @@ class _EvidencePages:
         from citeledger.evidence.publish import EvidencePageSet
 
         pages = EvidencePageSet(reader, options.evidence_pages) if reader is not None else None
-        return cls(options.evidence_pages, pages)
+        return cls(options.evidence_link or options.evidence_pages, pages)
 
     def name(self, item: Item) -> str | None:
         from citeledger.evidence.page import evidence_page_name

@@ -12,7 +12,6 @@ it judges like ``check`` and never touches the network.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -96,9 +95,9 @@ def dependencies(
 
 def _relative(path: str) -> str:
     """Relative to the current directory when under it: no machine path in a committed file."""
-    p = Path(os.path.abspath(path))
+    p = Path(path).resolve()
     try:
-        return str(p.relative_to(Path.cwd()))
+        return str(p.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
 
