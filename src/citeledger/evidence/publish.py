@@ -5,8 +5,9 @@ evidence through the build's ``EvidenceReader``, checks that the stored record i
 receipt names (rule 16: one retrieval identity — body digest, file name, target address), and
 writes the file atomically under a name derived from the receipt, so a rebuild rewrites the
 same pages with the same bytes, and removes the pages a re-verify superseded (the older pages of
-the same quote), so the folder holds one page per quote, not one per verify run. ``write_evidence_pages`` is the ``citeledger evidence`` command:
-every quote of every source, judged, each with its page, and ``index.html`` listing them.
+the same quote), so the folder holds one page per quote, not one per verify run.
+``write_evidence_pages`` is the ``citeledger evidence`` command: every quote of every source,
+judged, each with its page, and ``index.html`` listing them.
 
 What it must never do: repair a bundle (a missing or mismatched member is passed to the page as a
 problem and the page says FAILED; nothing is re-read from another retrieval), write outside the
