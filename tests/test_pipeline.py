@@ -178,3 +178,35 @@ def test_check_reports_name_the_ledger_relative_to_the_project(
     report = (work / "r.json").read_text(encoding="utf-8")
     assert "no source in the ledger citeledger.yaml" in report
     assert str(tmp_path) not in report + capsys.readouterr().out
+
+
+WARNING = "citeproc ran before this filter"
+
+
+@pytest.mark.parametrize(
+    ("order", "bibliography"),
+    [("citeproc-first", True), ("citeproc-first", False), ("filter-first", True)],
+)
+def test_citeproc_before_the_filter_is_named_once_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str, bibliography: bool
+) -> None:
+    """Whether citeproc found the references (its bibliography Div) or not (only its rendered
+    citations), the writer is told the order is wrong; in the right order, nothing is said."""
+    work = tmp_path / "thesis"
+    shutil.copytree(REPO / "examples" / "thesis", work)
+    filt = ["--filter", str(BIN / "pandoc-citeledger")]
+    steps = ["--citeproc", *filt] if order == "citeproc-first" else [*filt, "--citeproc"]
+    bib = ["--bibliography", "refs.bib"] if bibliography else []
+    done = subprocess.run(
+        [str(BIN / "pandoc"), *CHAPTERS, *bib, *steps, "-o", "out.html"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    expected = 1 if order == "citeproc-first" else 0
+    assert done.stderr.count(f"[WARNING] citeledger: {WARNING}") == expected
+    if expected:
+        assert "put --filter pandoc-citeledger before --citeproc" in done.stderr

@@ -75,6 +75,7 @@ from urllib.parse import quote
 
 from citeledger.build.api_version import check_api_version
 from citeledger.build.citations import resolve, scan_document, strip_selector
+from citeledger.build.citeproc_order import citeproc_warnings
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.options import META_KEY, NAMES, Options, read_options
@@ -196,6 +197,7 @@ def run_filter(
     if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
         _render(doc_json, [], scan.unverified, renderer, options)
         return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
+    citeproc_first = citeproc_warnings(doc_json, scan.citations)  # before the Cites are wrapped
     judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
     pages = _EvidencePages.start(options, fmt, judged.reader)
     items = judged.items
@@ -203,7 +205,9 @@ def run_filter(
         items = [replace(item, evidence=pages.add(item)) for item in items]
     items = _with_source_links(items, judged.reader)
     _render(doc_json, items, scan.unverified, renderer, options)
-    return _finalize(doc_json, items, judged, renderer, options, pages)
+    result = _finalize(doc_json, items, judged, renderer, options, pages)
+    result.warnings[:0] = citeproc_first
+    return result
 
 
 def _prepare(
