@@ -210,3 +210,31 @@ def test_citeproc_before_the_filter_is_named_once_with_the_fix(
     assert done.stderr.count(f"[WARNING] citeledger: {WARNING}") == expected
     if expected:
         assert "put --filter pandoc-citeledger before --citeproc" in done.stderr
+
+
+def test_the_hand_written_flag_warning_names_the_flags_own_line(tmp_path: Path) -> None:
+    from citeledger.judge import Judge
+    from citeledger.ledger import load_ledger
+    from citeledger.model import CitationRef
+
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        "sources:\n"  # 1
+        "  a:\n"  # 2
+        "    url: https://example.org/a\n"  # 3
+        "    verified: true\n"  # 4  (on the source: every quote of it)
+        "    quotes:\n"  # 5
+        "      - text: the words\n"  # 6
+        "  b:\n"  # 7
+        "    url: https://example.org/b\n"  # 8
+        "    quotes:\n"  # 9
+        "      - text: other words\n"  # 10
+        "        locator: p. 2\n"  # 11
+        "        verified: true\n",  # 12 (on the quote, below where it starts)
+        encoding="utf-8",
+    )
+    judge = Judge(load_ledger(str(ledger)))
+    judge.judge(CitationRef("a"))
+    judge.judge(CitationRef("b"))
+    lines = [w.split("(line ")[1].split(")")[0] for w in judge.warnings]
+    assert lines == ["4", "12"]

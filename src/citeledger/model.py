@@ -137,6 +137,7 @@ class Quote:
     receipts: tuple[Receipt, ...] = ()
     asserted_verified: bool = False  # a hand-written verified/checked flag: never trusted
     line: int | None = field(default=None, compare=False)
+    asserted_line: int | None = field(default=None, compare=False)  # where that flag stands
 
     @property
     def latest(self) -> Receipt | None:

@@ -406,7 +406,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
     quotes_node: Node | None = None
     withdrawn = disputed = None
     audience: tuple[str, ...] = ()
-    asserted = False
+    asserted: int | None = None  # the line of a hand-written "verified" flag on the source
     for name, name_node, value in pairs(node, ctx.file, where):
         if name in IDENTIFIER_KINDS:
             if identifier is not None:
@@ -422,7 +422,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
         elif name in CSL_VARIABLES:
             csl[name] = _csl_value(name, value, ctx, where)
             if name == "status" and str(csl[name]).strip().lower() in ASSERTION_STATUSES:
-                asserted = True  # CSL's field, used as a hand-written "verified"
+                asserted = line_of(name_node)  # CSL's field, used as a hand-written "verified"
         elif name == "quotes":
             quotes_node = value
         elif name in ("withdrawn", "disputed"):
@@ -434,7 +434,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
         elif name == "audience":
             audience = _audience(value, ctx, where)
         elif name in ASSERTION_FIELDS:
-            asserted = True
+            asserted = line_of(name_node)
         elif name == "receipts":
             raise ctx.error(
                 f"receipts written directly on source '{key}'",
@@ -622,7 +622,7 @@ def _names(name: str, node: Node, ctx: _Ctx, label: str) -> list[dict[str, Any]]
     return out
 
 
-def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...]:
+def _quotes(node: Node, asserted: int | None, ctx: _Ctx, key: str) -> tuple[Quote, ...]:
     where = f" in source '{key}'"
     if _is_null(node):
         return ()
@@ -669,7 +669,7 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
             elif name == "receipts":
                 receipts = _receipts(value, ctx, qwhere)
             elif name in ASSERTION_FIELDS:
-                flagged = True
+                flagged = line_of(name_node)
             else:
                 raise ctx.error(
                     f"unknown field '{name}'{qwhere}",
@@ -701,8 +701,9 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
                 id=quote_id,
                 locator=locator,
                 receipts=receipts,
-                asserted_verified=flagged,
+                asserted_verified=flagged is not None,
                 line=line_of(item),
+                asserted_line=flagged,
             )
         )
     return tuple(out)
