@@ -238,3 +238,13 @@ def test_the_hand_written_flag_warning_names_the_flags_own_line(tmp_path: Path) 
     judge.judge(CitationRef("b"))
     lines = [w.split("(line ")[1].split(")")[0] for w in judge.warnings]
     assert lines == ["4", "12"]
+
+
+def test_deps_of_a_document_without_a_ledger_is_an_empty_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The filter builds such a document (with a warning); make has nothing extra to watch."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.md").write_text("A claim [@x].\n", encoding="utf-8")
+    assert main(["deps", "a.md", "--target", "a.html"]) == 0
+    assert capsys.readouterr().out == "a.html:\n"

@@ -76,6 +76,8 @@ def dependencies(
         doc_json = pandoc_json(doc, from_format)
         opts = read_options(doc_json.get("meta", {}))
         lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
+        if not (ledger or opts.ledger_given or Path(lpath).exists()):
+            continue  # no ledger by default: the filter warns; nothing for make to watch
         found[lpath] = None
         led = load_ledger(lpath)
         judge = Judge(led, audience=opts.audience)
