@@ -91,6 +91,7 @@ from citeledger.model import CitationRef, Judgement, Ledger, State
 
 if TYPE_CHECKING:
     from citeledger.report.audit import AuditRow
+    from citeledger.review.status import Present
 
 # Every Cite serialises as "t":"Cite" (with or without a space); the word alone in a Str gives a
 # false alarm, which only costs the walk. Without this no Cite can be present.
@@ -280,7 +281,10 @@ def _finalize(
     if options.references:
         add_references(doc_json["meta"], (item.judgement for item in items))
     if options.audit:
-        rows = [_audit_row(item, pages, judged.reader) for item in items]
+        from citeledger.review.status import present_claims
+
+        present = present_claims((i.judgement, i.found.ref.claim) for i in items)
+        rows = [_audit_row(item, pages, judged.reader, present) for item in items]
         doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
     if pages is not None:
         pages.write()  # raises CiteledgerError: the pages are part of the build
@@ -451,12 +455,15 @@ class _EvidencePages:
             ) from exc
 
 
-def _audit_row(item: Item, pages: _EvidencePages | None, reader: Any) -> AuditRow:
+def _audit_row(
+    item: Item, pages: _EvidencePages | None, reader: Any, present: Present | None = None
+) -> AuditRow:
     from citeledger.report.audit import row_for  # it loads the evidence store: only for an audit
 
     name = pages.name(item) if pages is not None else None
+    claim = item.found.ref.claim
     return row_for(
-        item.number, item.judgement, claim=item.found.ref.claim, evidence_page=name, reader=reader
+        item.number, item.judgement, claim=claim, evidence_page=name, reader=reader, present=present
     )
 
 

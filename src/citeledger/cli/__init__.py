@@ -15,6 +15,7 @@ from typing import Any
 
 from citeledger import __version__
 from citeledger.cli import deps
+from citeledger.cli import review as review_cli
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RATIO",
         help="fail when the share of prose sentences with provenance is lower",
     )
+    review_cli.add_check_options(c)
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
@@ -122,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
 
     _quote_parser(sub)
     deps.add_parser(sub)
+    review_cli.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -249,6 +252,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             output_format=args.output_format,
             junit_out=args.junit,
             sarif_out=args.sarif,
+            min_reviewed=args.min_reviewed,
         )
     if cmd == "locate":
         from citeledger.cli.locate import main as locate_main
@@ -283,6 +287,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         )
     if cmd == "quote":
         return _quote(args)
+    if cmd == "review":
+        return review_cli.run(args)
     if cmd == "import":
         from citeledger.ledger.record import import_bibliography
 

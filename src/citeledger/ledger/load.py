@@ -61,6 +61,7 @@ from citeledger.model import (
     Ledger,
     Quote,
     Receipt,
+    Review,
     Source,
     Withdrawal,
 )
@@ -85,7 +86,8 @@ TOP_LEVEL_KEYS = (
 ASSERTION_FIELDS = ("verified", "checked", "status", "verified_at")
 ASSERTION_STATUSES = frozenset({"verified", "checked", "confirmed", "ok", "true", "yes", "done"})
 STRUCTURE_FIELDS = ("quotes", "withdrawn", "disputed", "audience")
-QUOTE_FIELDS = ("text", "id", "locator", "receipts")
+QUOTE_FIELDS = ("text", "id", "locator", "receipts", "reviews")
+REVIEW_FIELDS = ("date", "reviewer", "claim_sha256", "quote_sha256", "claim")
 RECORD_FIELDS = ("date", "reason", "source_says")
 
 RECEIPT_FIELDS = tuple(f.name for f in fields(Receipt) if f.name != "line")
@@ -645,6 +647,7 @@ def _quotes(node: Node, asserted: int | None, ctx: _Ctx, key: str) -> tuple[Quot
         text_node: Node | None = None
         quote_id = locator = None
         receipts: tuple[Receipt, ...] = ()
+        reviews: tuple[Review, ...] = ()
         flagged = asserted
         for name, name_node, value in pairs(item, ctx.file, qwhere):
             if name == "text":
@@ -668,6 +671,8 @@ def _quotes(node: Node, asserted: int | None, ctx: _Ctx, key: str) -> tuple[Quot
                 locator = _text(value, "locator", ctx, qwhere)
             elif name == "receipts":
                 receipts = _receipts(value, ctx, qwhere)
+            elif name == "reviews":
+                reviews = _reviews(value, ctx, qwhere)
             elif name in ASSERTION_FIELDS:
                 flagged = line_of(name_node)
             else:
@@ -702,10 +707,42 @@ def _quotes(node: Node, asserted: int | None, ctx: _Ctx, key: str) -> tuple[Quot
                 locator=locator,
                 receipts=receipts,
                 asserted_verified=flagged is not None,
+                reviews=reviews,
                 line=line_of(item),
                 asserted_line=flagged,
             )
         )
+    return tuple(out)
+
+
+_REVIEW_FIX = "reviews are written by citeledger review; restore this one from version control"
+
+
+def _reviews(node: Node, ctx: _Ctx, where: str) -> tuple[Review, ...]:
+    """The writer's reviews under a quote (``citeledger review``); never evidence of a check."""
+    if _is_null(node):
+        return ()
+    if not isinstance(node, SequenceNode):
+        raise ctx.error(f"reviews{where} must be a list, not {_kind(node)}", node, _REVIEW_FIX)
+    out = []
+    for item in node.value:
+        if not isinstance(item, MappingNode):
+            raise ctx.error(
+                f"a review{where} must be a mapping, not {_kind(item)}", item, _REVIEW_FIX
+            )
+        seen: dict[str, str] = {}
+        for name, name_node, value in pairs(item, ctx.file, f" in a review{where}"):
+            if name not in REVIEW_FIELDS:
+                raise ctx.error(
+                    f"unknown field '{name}' in a review{where}",
+                    name_node,
+                    f"a review takes {', '.join(REVIEW_FIELDS)}; {_REVIEW_FIX}",
+                )
+            seen[name] = _text(value, name, ctx, f" in a review{where}")
+        missing = [n for n in REVIEW_FIELDS[:4] if not seen.get(n)]
+        if missing:
+            raise ctx.error(f"a review{where} has no {missing[0]}", item, _REVIEW_FIX)
+        out.append(Review(**seen, line=line_of(item)))
     return tuple(out)
 
 
