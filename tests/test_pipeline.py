@@ -248,3 +248,20 @@ def test_deps_of_a_document_without_a_ledger_is_an_empty_rule(
     (tmp_path / "a.md").write_text("A claim [@x].\n", encoding="utf-8")
     assert main(["deps", "a.md", "--target", "a.html"]) == 0
     assert capsys.readouterr().out == "a.html:\n"
+
+
+def test_citeledger_evidence_removes_the_pages_it_no_longer_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder of ``citeledger evidence --out`` is one ledger's whole set: an old page (a
+    quote since edited) goes; a file that is no evidence page stays."""
+    work = _example("site", tmp_path, monkeypatch)
+    out = work / "pages-out"
+    out.mkdir()
+    old = out / "tides-20200101T000000Z-0123456789ab-deadbeef.html"
+    old.write_text("an old page", encoding="utf-8")
+    mine = out / "README.html"
+    mine.write_text("mine", encoding="utf-8")
+    assert main(["evidence", "--out", str(out)]) == 0
+    assert not old.exists() and mine.read_text(encoding="utf-8") == "mine"
+    assert len(list(out.glob("tides-*.html"))) == 2  # its two quotes, one page each
