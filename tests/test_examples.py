@@ -70,6 +70,7 @@ def test_thesis_builds_strict_and_its_draft_shows_the_breakdowns(tmp_path: Path)
     assert "Citation failed: the quoted words are not in the source" in text
     assert "source says '110', quote says '130'" in text
     assert "Unchecked citation" in text
+    assert str(tmp_path) not in thesis + text  # no machine path in what a reader gets
 
     # strict: the draft chapter in the thesis build stops it at check, before any PDF
     chapters = "chapters/01-introduction.md chapters/04-draft.md"
