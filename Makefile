@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: all demo test test-fast lint typecheck update-golden bench clean corpus fuzz
+.PHONY: all venv demo examples test test-fast lint typecheck update-golden bench clean corpus fuzz
 
 all: test
 
@@ -13,12 +13,23 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
+	$(MAKE) --no-print-directory $(BIN)/pandoc
 	touch $(STAMP)
 
-venv: $(STAMP)
+# pandoc next to citeledger: the README's `pandoc …` lines work with only .venv/bin on PATH
+# (the binary ships inside the pypandoc_binary wheel; a system pandoc is not assumed).
+$(BIN)/pandoc:
+	ln -sf "$$($(BIN)/python -c 'import pathlib, pypandoc; print(pathlib.Path(pypandoc.__file__).parent / "files" / "pandoc")')" $@
 
-demo: $(STAMP)
+venv: $(STAMP) $(BIN)/pandoc
+
+demo: $(STAMP) $(BIN)/pandoc
 	$(BIN)/python examples/run_demo.py
+
+# examples/thesis and examples/site built by their own Makefiles, in copies (make test runs
+# them too, as slow tests): the strict PDF's text and every relative link of public/ checked
+examples: $(STAMP) $(BIN)/pandoc
+	$(BIN)/python -m pytest -q tests/test_examples.py tests/test_readme.py
 
 LINTED := src tests filters bench examples tools
 
@@ -57,4 +68,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache examples/*/out
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache examples/*/out \
+		examples/*/build examples/site/public

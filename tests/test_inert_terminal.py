@@ -43,7 +43,7 @@ def test_verify_and_check_show_a_text_files_escapes_written_out(
 ) -> None:
     (tmp_path / "src.txt").write_text(f"Intro.\n\n{SENTENCE}\n", encoding="utf-8")
     ledger = _project(tmp_path, "file: src.txt")
-    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 1  # the quote is not in the source
     out = capsys.readouterr()
     _no_raw_controls(out.out + out.err)
     assert "\\x1b[2K" in out.out
@@ -60,7 +60,9 @@ def test_a_title_setting_sequence_in_a_retrieved_page_never_reaches_the_terminal
     netserver.static("/page.html", page.encode())
     url = netserver.url("/page.html")
     ledger = _project(tmp_path, f"url: {url}")
-    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+    assert (
+        main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 1
+    )  # the quote is not in the source
     assert main(["check", str(tmp_path / "doc.md")]) == 1
     out = capsys.readouterr()
     _no_raw_controls(out.out + out.err)

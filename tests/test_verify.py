@@ -72,7 +72,7 @@ def test_verify_checks_refuses_and_sends_only_identifiers(
       - text: "{QUOTE}"
 """,
     )
-    assert _verify(ledger) == 0
+    assert _verify(ledger) == 1  # a quote not found, a source not retrieved: exit 1
     out = capsys.readouterr().out
     assert "Retrieval plan" in out and "Never sent" in out
     assert _state(ledger, "good") is State.CHECKED
@@ -110,7 +110,9 @@ def test_loopback_is_refused_without_allow_private(
     url = netserver.url("/manual.html")
     netserver.static("/manual.html", MANUAL)
     ledger = _ledger(tmp_path, f"  good:\n    url: {url}\n    quotes:\n      - text: '{QUOTE}'\n")
-    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert (
+        main(["verify", "--ledger", str(ledger), "--yes"]) == 1
+    )  # refused before sending: nothing was found
     assert netserver.requests == []
     out = capsys.readouterr().out
     assert "NOT SENT" in out and "loopback" in out
@@ -118,7 +120,9 @@ def test_loopback_is_refused_without_allow_private(
     # A refusal never overwrites a real check.
     assert _verify(ledger) == 0
     assert _state(ledger, "good") is State.CHECKED
-    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert (
+        main(["verify", "--ledger", str(ledger), "--yes"]) == 1
+    )  # refused again: this run found nothing
     assert _state(ledger, "good") is State.CHECKED
     assert len(load_ledger(ledger).sources["good"].quotes[0].receipts) == 1
 
@@ -224,12 +228,12 @@ def test_two_runs_at_once_are_serialised(tmp_path: Path, netserver: ns.NetServer
         "--yes",
         "--allow-private",
     ]
-    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.4)
-    second = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    out1, _ = first.communicate(timeout=60)
-    out2, _ = second.communicate(timeout=60)
-    assert first.returncode == 0 and second.returncode == 0
+    second = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out1, err1 = first.communicate(timeout=60)
+    out2, err2 = second.communicate(timeout=60)
+    assert first.returncode == 0 and second.returncode == 0, err1 + err2
     assert "waits" in out1 + out2
     receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
     assert [r.outcome for r in receipts] == ["found", "found"]
@@ -273,7 +277,7 @@ def test_hostile_network_ends_in_precise_unretrievable_states(
         "read_timeout: 1\nmax_decompressed_bytes: 8000000\nmax_attempts: 2\nbackoff_base: 0\n",
         encoding="utf-8",
     )
-    assert _verify(ledger, "--config", str(settings)) == 0
+    assert _verify(ledger, "--config", str(settings)) == 1  # every one unretrievable
     judge = Judge(load_ledger(ledger))
     for key, (_, reason) in cases.items():
         verdict = judge.judge(CitationRef(key))
@@ -358,7 +362,7 @@ def test_a_doi_is_checked_against_the_full_text_its_landing_page_links(
     )
     settings = tmp_path / "settings.yaml"
     settings.write_text(f"doi_base: {netserver.url('/doi/')}\n", encoding="utf-8")
-    assert _verify(ledger, "--config", str(settings)) == 0
+    assert _verify(ledger, "--config", str(settings)) == 1  # the abstract-only one was not found
     judge = Judge(load_ledger(ledger))
     paper = judge.judge(CitationRef("paper"))
     assert paper.state is State.CHECKED, paper.reasons
@@ -368,3 +372,28 @@ def test_a_doi_is_checked_against_the_full_text_its_landing_page_links(
     only = judge.judge(CitationRef("abstract-only"))
     assert only.state is State.UNRETRIEVABLE
     assert any("no text of the work" in r for r in only.reasons)
+
+
+def test_verify_exit_code_says_whether_every_quote_was_found(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """0 only when each quote got a found receipt in this run; --warn-only keeps 0; and the
+    store gets a .gitignore so "commit .citeledger/" leaves out its locks and temp files."""
+    netserver.static("/manual.html", MANUAL)
+    url = netserver.url("/manual.html")
+    (tmp_path / "good").mkdir()
+    (tmp_path / "bad").mkdir()
+    good = _ledger(
+        tmp_path / "good", f'  k:\n    url: {url}\n    quotes:\n      - text: "{QUOTE}"\n'
+    )
+    assert _verify(good) == 0
+    ignore = (good.parent / ".citeledger" / ".gitignore").read_text()
+    assert "*.lock" in ignore.splitlines() and "pending.jsonl" in ignore.splitlines()
+    bad = _ledger(
+        tmp_path / "bad",
+        f'  k:\n    url: {url}\n    quotes:\n      - text: "within 90 days"\n',
+    )
+    capsys.readouterr()
+    assert _verify(bad) == 1
+    assert "1 quote was not found: @k quote 1: not-found" in capsys.readouterr().err
+    assert _verify(bad, "--warn-only") == 0

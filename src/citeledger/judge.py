@@ -180,7 +180,8 @@ class Judge:
         if quote.asserted_verified:
             self._warn(
                 f"@{ref.key}: a hand-written verified/checked flag in {self.ledger.path} "
-                f"(line {quote.line}) is ignored; a check is an act: run `citeledger verify`."
+                f"(line {quote.asserted_line or quote.line}) is ignored; a check is an act: "
+                "run `citeledger verify`."
             )
         receipt = quote.latest
         if receipt is None:

@@ -155,6 +155,7 @@ class Quote:
     asserted_verified: bool = False  # a hand-written verified/checked flag: never trusted
     reviews: tuple[Review, ...] = ()  # the writer's reviews of claims against it (never judged)
     line: int | None = field(default=None, compare=False)
+    asserted_line: int | None = field(default=None, compare=False)  # where that flag stands
 
     @property
     def latest(self) -> Receipt | None:

@@ -77,6 +77,7 @@ from urllib.parse import quote
 
 from citeledger.build.api_version import check_api_version
 from citeledger.build.citations import resolve, scan_document, strip_selector
+from citeledger.build.citeproc_order import citeproc_warnings
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.options import META_KEY, NAMES, Options, read_options
@@ -202,6 +203,7 @@ def run_filter(
     if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
         _render(doc_json, [], scan.unverified, renderer, options)
         return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
+    citeproc_first = citeproc_warnings(doc_json, scan.citations)  # before the Cites are wrapped
     judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
     pages = _EvidencePages.start(options, fmt, judged.reader)
     items = judged.items
@@ -210,7 +212,9 @@ def run_filter(
     items = _with_source_links(items, judged.reader)
     place = audit_place(doc_json, scan)  # before any insertion: held by reference
     _render(doc_json, items, scan.unverified, renderer, options)
-    return _finalize(doc_json, items, judged, renderer, options, pages, place)
+    result = _finalize(doc_json, items, judged, renderer, options, pages, place)
+    result.warnings[:0] = citeproc_first
+    return result
 
 
 def _prepare(
@@ -402,9 +406,10 @@ class _EvidencePages:
     """HTML and GitHub Markdown builds with ``evidence-pages``: one read-only page per receipt,
     written at the end.
 
-    The folder is where the pages are written (relative to the current directory) and the link
-    to them from the document, so build into the current directory. Named by the document, it
-    must lie inside the current directory (``citeledger.confine``).
+    ``evidence-pages`` is where the pages are written (relative to the current directory);
+    ``evidence-link`` is how the output links to that folder (default: the same path), so a
+    build into ``public/guide/x.html`` writes ``public/evidence`` and links ``../evidence``.
+    Named by the document, the folder must lie inside the current directory (``confine``).
     Pages are written only when the judge reads evidence (``Judge.reader``); a page links back
     to nothing, since a filter is not told the name of the document it builds.
     """
@@ -428,7 +433,7 @@ class _EvidencePages:
         from citeledger.evidence.publish import EvidencePageSet
 
         pages = EvidencePageSet(reader, options.evidence_pages) if reader is not None else None
-        return cls(options.evidence_pages, pages)
+        return cls(options.evidence_link or options.evidence_pages, pages)
 
     def name(self, item: Item) -> str | None:
         from citeledger.evidence.page import evidence_page_name

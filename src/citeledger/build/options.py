@@ -9,6 +9,9 @@ Options live under one metadata key, ``citeledger`` (design.md)::
       audience: public          # sources limited to other audiences render as `restricted`
       evidence-pages: evidence  # HTML builds: link each receipt's read-only evidence page,
                                 # as written there by `citeledger evidence --out evidence`
+      evidence-link: evidence   # the link to that folder from the output (default: the same
+                                # path); e.g. pages in public/evidence, output in public/guide/:
+                                # evidence-link: ../evidence
       references: true          # give citeproc the ledger's CSL data (the document's own wins)
       require-signature: false  # true: a receipt not signed by a trusted key is not checked
 
@@ -64,6 +67,7 @@ NAMES = (
     "audit",
     "audience",
     "evidence-pages",
+    "evidence-link",
     "references",
     "require-signature",
 )
@@ -80,6 +84,7 @@ class Options:
     audit: bool = False
     audience: str | None = None
     evidence_pages: str | None = None
+    evidence_link: str | None = None  # the pages' folder as the output links to it (default: same)
     references: bool = True
     require_signature: bool = False  # tighten-only, like strict
     trusted_keys: tuple[str, ...] = ()  # from the environment only: a document cannot vouch
@@ -161,6 +166,8 @@ def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = No
     if "evidence-pages" in raw:
         changes["evidence_pages"] = raw["evidence-pages"][0].strip() or None
         changes["evidence_pages_source"] = kinds["evidence-pages"]
+    if "evidence-link" in raw:
+        changes["evidence_link"] = raw["evidence-link"][0].strip() or None
     changes["allow_outside"] = allowed_by(env)
     return replace(options, **changes)
 

@@ -1,7 +1,8 @@
 """The ``citeledger`` command line: one verb per command, each doing one thing.
 
 This is the only place (with ``filter.main``) that turns exceptions into one-line messages and
-exit codes: 0 success, 1 a breakdown or a failed threshold, 2 bad input, 130 interrupted.
+exit codes: 0 success, 1 a breakdown, a failed threshold or (verify) a quote left unchecked,
+2 bad input, 130 interrupted.
 Nothing imports this module.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeledger import __version__
+from citeledger.cli import deps
 from citeledger.cli import review as review_cli
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
@@ -40,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--config", help="retrieval settings (YAML): base URLs, mailto, limits")
     v.add_argument("--allow-outside", action="store_true", help=_OUTSIDE)
+    v.add_argument("--warn-only", action="store_true", help="exit 0 even when a quote is unchecked")
 
     r = sub.add_parser("recheck", help="re-retrieve and classify: unchanged/moved/changed/gone")
     r.add_argument("--ledger", default="citeledger.yaml")
@@ -130,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
 
     adopt.add_parser(sub)
     pick.add_parser(sub)
+    deps.add_parser(sub)
     review_cli.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
@@ -217,11 +221,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     cmd = args.command
     if cmd in ("verify", "recheck"):
+        from citeledger.cli import verify_exit
         from citeledger.verify.recheck import run_recheck
         from citeledger.verify.run import run_verify
 
         runner = run_verify if cmd == "verify" else run_recheck
-        return runner(
+        before = verify_exit.receipt_counts(args.ledger) if cmd == "verify" else {}
+        code = runner(
             args.ledger,
             only=tuple(args.only),
             dry_run=args.dry_run,
@@ -230,6 +236,13 @@ def _dispatch(args: argparse.Namespace) -> int:
             config_path=args.config,
             allow_outside=args.allow_outside,
         )
+        if cmd == "verify" and code == 0 and not args.dry_run:
+            code = verify_exit.outcome_code(
+                args.ledger, args.only, before, warn_only=args.warn_only
+            )
+        return code
+    if cmd == "deps":
+        return deps.run(args)
     if cmd == "check":
         from citeledger.evidence.signing import parse_keys
         from citeledger.report.check import run_check

@@ -20,11 +20,35 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from citeledger.atomic import atomic_write
+from citeledger.atomic import TEMP_PREFIX, atomic_write
 
-__all__ = ["PENDING", "clean_leftovers", "forget", "note"]
+__all__ = ["IGNORE_FILE", "PENDING", "clean_leftovers", "forget", "note", "write_ignore_file"]
 
 PENDING = "pending.jsonl"
+IGNORE_FILE = ".gitignore"
+#: What a run leaves in the store that is no evidence: the locks, a killed write's temp files,
+#: the pending notes. The README says "commit .citeledger/"; these must not go with it.
+IGNORED = ("*.lock", TEMP_PREFIX + "*", PENDING)
+
+
+def write_ignore_file(folder: str | os.PathLike[str]) -> bool:
+    """A ``.gitignore`` in an existing store naming the run's own files; the writer's is kept.
+
+    Created exclusively, not through a temp file: a concurrent run's clean-up of temps (under
+    the run lock this need not hold) cannot remove it half-way, and an existing file is never
+    replaced.
+    """
+    path = Path(folder) / IGNORE_FILE
+    if not path.parent.is_dir():
+        return False
+    text = "# written by citeledger: locks and temporary files are not evidence\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text + "\n".join(IGNORED) + "\n")
+    return True
 
 
 def _entries(folder: Path) -> list[dict[str, object]]:

@@ -246,13 +246,7 @@ def render_evidence_page(
     out.append('<nav class="citeledger-evidence-nav" aria-label="Evidence page">')
     for href, label in back_links:
         out.append(f'<a href="{_e(href)}">{_e(label)}</a>')
-    for anchor, label in (
-        ("#passage", "Passage"),
-        ("#snapshot", "Snapshot"),
-        ("#receipt", "Receipt"),
-        ("#state", "State"),
-    ):
-        out.append(f'<a href="{anchor}">{label}</a>')
+    nav_at = len(out)  # the section links, once the sections are known (no dead anchor)
     out.append("</nav>")
 
     out.append("<header>")
@@ -277,6 +271,12 @@ def render_evidence_page(
         out.extend(_receipt_section(judgement, text, source_url, failed))
     out.extend(_state_section(judgement, restricted, bool(all_problems)))
     out.append("</main>")
+    present = "\n".join(out)
+    out[nav_at:nav_at] = [
+        f'<a href="#{anchor}">{label}</a>'
+        for anchor, label in _SECTIONS
+        if f'<section id="{anchor}"' in present
+    ]
 
     out.append('<footer><p class="citeledger-evidence-note">')
     out.append(
@@ -288,6 +288,14 @@ def render_evidence_page(
     out.append("</body>")
     out.append("</html>")
     return "\n".join(out) + "\n"
+
+
+_SECTIONS = (
+    ("passage", "Passage"),
+    ("snapshot", "Snapshot"),
+    ("receipt", "Receipt"),
+    ("state", "State"),
+)
 
 
 def _snapshot_section(receipt: Receipt | None, png: bytes | None) -> list[str]:

@@ -4,8 +4,10 @@
 evidence through the build's ``EvidenceReader``, checks that the stored record is the one the
 receipt names (rule 16: one retrieval identity — body digest, file name, target address), and
 writes the file atomically under a name derived from the receipt, so a rebuild rewrites the
-same pages with the same bytes. ``write_evidence_pages`` is the ``citeledger evidence`` command:
-every quote of every source, judged, each with its page, and ``index.html`` listing them.
+same pages with the same bytes, and removes the pages a re-verify superseded (the older pages of
+the same quote), so the folder holds one page per quote, not one per verify run.
+``write_evidence_pages`` is the ``citeledger evidence`` command: every quote of every source,
+judged, each with its page, and ``index.html`` listing them.
 
 What it must never do: repair a bundle (a missing or mismatched member is passed to the page as a
 problem and the page says FAILED; nothing is re-read from another retrieval), write outside the
@@ -19,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,7 +195,8 @@ class EvidencePageSet:
         return name
 
     def write(self) -> list[str]:
-        """Write every page collected; returns their names in the order first added."""
+        """Write every page collected, removing the pages they supersede; returns their names in
+        the order first added."""
         written: list[str] = []
         for judgement, key, links in self._pages.values():
             name = write_evidence_page(
@@ -200,7 +204,52 @@ class EvidencePageSet:
             )
             if name is not None:
                 written.append(name)
+        remove_superseded(self.out_dir, written)
         return written
+
+
+# --- replaced, not accumulated -----------------------------------------------------------------
+
+# evidence_page_name: <key slug>-<retrieval stamp>-<body digest>-<writer's quote digest>.html
+_PAGE_NAME = re.compile(
+    r"^(?P<key>.+)-(?:[0-9A-Za-z]{1,20})-(?:[0-9a-f]{12}|nobody)-(?P<quote>[0-9a-f]{8}|noquote)"
+    r"\.html$"
+)
+
+
+def _page_identity(name: str) -> tuple[str, str] | None:
+    """(key slug, writer's quote digest) of an evidence page's file name; None for other files."""
+    m = _PAGE_NAME.match(name)
+    return (m["key"], m["quote"]) if m else None
+
+
+def remove_superseded(out_dir: Path, written: Sequence[str], *, every_other: bool = False) -> int:
+    """Remove the older pages of the quotes just published; returns how many were removed.
+
+    A re-verify names a new page (its retrieval time is in the name), so without this the
+    folder keeps one page per verify run of every quote. A page is superseded when it shows the
+    same key's same quote (same quote digest) as a page written now; other files, and pages of
+    quotes not written now (another document in the same folder may link them), are left alone.
+    ``every_other``: the folder is one ledger's whole set (``citeledger evidence``), so any page
+    not written now is an old one.
+    """
+    keep = set(written)
+    current = {_page_identity(n) for n in written}
+    removed = 0
+    try:
+        names = os.listdir(out_dir)
+    except OSError:
+        return 0
+    for name in names:
+        identity = _page_identity(name)
+        if name in keep or identity is None or not (every_other or identity in current):
+            continue
+        try:
+            os.unlink(out_dir / name)
+            removed += 1
+        except FileNotFoundError:
+            pass
+    return removed
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -302,6 +351,7 @@ def build_evidence_pages(
                     note="FAILED" if page.failed else "checked",
                 )
             result.entries.append(entry)
+    remove_superseded(result.out_dir, result.pages, every_other=True)
     index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
     if write_if_changed(result.out_dir / INDEX_NAME, index):
         result.written += 1

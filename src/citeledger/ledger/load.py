@@ -408,7 +408,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
     quotes_node: Node | None = None
     withdrawn = disputed = None
     audience: tuple[str, ...] = ()
-    asserted = False
+    asserted: int | None = None  # the line of a hand-written "verified" flag on the source
     for name, name_node, value in pairs(node, ctx.file, where):
         if name in IDENTIFIER_KINDS:
             if identifier is not None:
@@ -424,7 +424,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
         elif name in CSL_VARIABLES:
             csl[name] = _csl_value(name, value, ctx, where)
             if name == "status" and str(csl[name]).strip().lower() in ASSERTION_STATUSES:
-                asserted = True  # CSL's field, used as a hand-written "verified"
+                asserted = line_of(name_node)  # CSL's field, used as a hand-written "verified"
         elif name == "quotes":
             quotes_node = value
         elif name in ("withdrawn", "disputed"):
@@ -436,7 +436,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
         elif name == "audience":
             audience = _audience(value, ctx, where)
         elif name in ASSERTION_FIELDS:
-            asserted = True
+            asserted = line_of(name_node)
         elif name == "receipts":
             raise ctx.error(
                 f"receipts written directly on source '{key}'",
@@ -624,7 +624,7 @@ def _names(name: str, node: Node, ctx: _Ctx, label: str) -> list[dict[str, Any]]
     return out
 
 
-def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...]:
+def _quotes(node: Node, asserted: int | None, ctx: _Ctx, key: str) -> tuple[Quote, ...]:
     where = f" in source '{key}'"
     if _is_null(node):
         return ()
@@ -674,7 +674,7 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
             elif name == "reviews":
                 reviews = _reviews(value, ctx, qwhere)
             elif name in ASSERTION_FIELDS:
-                flagged = True
+                flagged = line_of(name_node)
             else:
                 raise ctx.error(
                     f"unknown field '{name}'{qwhere}",
@@ -706,9 +706,10 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
                 id=quote_id,
                 locator=locator,
                 receipts=receipts,
-                asserted_verified=flagged,
+                asserted_verified=flagged is not None,
                 reviews=reviews,
                 line=line_of(item),
+                asserted_line=flagged,
             )
         )
     return tuple(out)

@@ -29,6 +29,7 @@ from rapidfuzz import fuzz
 
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.wordlists import (
+    APPROXIMATORS,
     INSERTIONS,
     NEGATIONS,
     SYMBOLS,
@@ -95,6 +96,7 @@ _TOKEN = re.compile(
     rf"|(?P<word>[^\W\d_{_SUPERSCRIPTS}]+(?:'[^\W\d_{_SUPERSCRIPTS}]+)*)"
     rf"|(?P<sup>[{_SUPERSCRIPTS}]+)"
     rf"|(?P<sym>[{_SYMBOL_CLASS}])"
+    r"|(?P<dash>-)"
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^\W_]")
@@ -305,6 +307,19 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
             return _found(prepared, hits, raw, "", hint, "exact", orig=True)
 
     pieces = _ELLIPSIS.split(raw)
+    if len(pieces) > 1 and _has_ellipsis(prepared) and _BRACKET.search(core):
+        # the source's own "..." beside the quoter's "[sic]": the dots are text, matched as such
+        found = _find_bracketed(prepared, core, limit, [])
+        if found:
+            return _found(
+                prepared,
+                [h for h, _ in found],
+                raw,
+                tail,
+                hint,
+                "normalized",
+                edit_sets=[e for _, e in found],
+            )
     if len(pieces) > 1:
         worded = [p for p in pieces if _ALNUM.search(p)]
         if len(worded) == 1 and worded[0].strip() != raw:
@@ -325,6 +340,12 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
                 edit_sets=[e for _, e in found],
             )
         plain = _BRACKET.sub(lambda m: m.group(1), core)
+        if _source_brackets_only(prepared, core) and len(core.split()) >= MIN_FUZZY_WORDS:
+            # every bracket is the source's own ("[60]", "[RFC1630]"): text like any other, so
+            # the quote may differ from the source as any quote may (fuzzy, every rule held)
+            got = _fuzzy(prepared, raw, core, tail, hint)
+            if got.found:
+                return got
         res = _refusal(
             prepared, plain, "the quote with its bracketed alterations is not in the source"
         )
@@ -641,7 +662,8 @@ def _found_result(
 
 # --- bracketed alterations -------------------------------------------------------------------
 
-_RUN_WORD = r"[^\s.!?;:\[\]]+"
+# A source word a bracket may stand for: no punctuation beside it ("it," is "it" and a comma).
+_RUN_WORD = r"[^\s.,!?;:()\[\]\"]+"
 
 
 def _find_bracketed(
@@ -711,6 +733,12 @@ def _find_bracketed(
     return hits
 
 
+def _source_brackets_only(prepared: Prepared, core: str) -> bool:
+    """Whether every bracket of the quote stands in the source as it is ("[19]", "[RFC1630]")."""
+    norm = prepared.norm
+    return all(f"[{m.group(1)}]" in norm for m in _BRACKET.finditer(core))
+
+
 def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool, bool]:
     """The pattern for bracket ``i``, and whether the space before (or after) it belongs inside
     its optional group (the caller then drops it from the literal beside it)."""
@@ -721,13 +749,19 @@ def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool,
         if left.endswith(" ") or not left:
             return f"(?P<o{i}>(?: ?(?P<{g}>{lit}))?)", bool(left), False
         return f"(?P<o{i}>(?P<{g}>{lit})?)", False, False
-    # a dash before it is no attachment: "change - [the system] was" normalises "change-[...]"
-    attached = (left and not left.endswith((" ", "-"))) or (right and not right.startswith(" "))
-    if attached:  # "[t]he", "[in]sufficient": the same letters, a case change at most
+    # Attached to a word's letters: "[t]he", "[in]sufficient", "[it]'s" — the same letters, a
+    # case change at most. Punctuation beside it is no attachment: "(" before, "," after, a
+    # dash ("change - [the system] was" normalises "change-[...]").
+    attached = (left and (left[-1].isalnum() or left[-1] == "'")) or (
+        right and (right[0].isalnum() or right[0] == "'")
+    )
+    if attached:
         return f"(?P<o{i}>(?P<{g}>{lit}|{c}))", False, False
     if not left.strip() or not right.strip():
         return f"(?P<o{i}>(?P<{g}>{lit}|{c}|{_RUN_WORD}))", False, False
     run = rf"{_RUN_WORD}(?: {_RUN_WORD}){{0,{BRACKET_MAX_WORDS - 1}}}"
+    if not right.startswith(" "):  # "polish [the site], and": punctuation follows at once
+        return rf"(?P<o{i}>(?P<{g}>{lit}|{c}|{run}))", False, False
     # "A [x] B": the bracket and one space may stand for nothing (refused unless [sic]-like)
     return rf"(?P<o{i}>(?:(?P<{g}>{lit}|{c}|{run}) )?)", False, True
 
@@ -970,7 +1004,18 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
+    last = _LAST_WORD.search(read)
+    if last and last.group(1).lower() in APPROXIMATORS and _NUMBER_NEXT.match(text, y):
+        problems.append(
+            f"the words left out at the ellipsis include '{last.group(1)}', which qualifies the "
+            "number after it"
+        )
+        return False
     return True
+
+
+_LAST_WORD = re.compile(r"([^\W\d_]+)\W*$")
+_NUMBER_NEXT = re.compile(r"\s*[-+\u2212~\u2248$\u20ac\u00a3]?\d")
 
 
 # --- fuzzy candidate and the token-level judgement -------------------------------------------
@@ -1000,6 +1045,15 @@ def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
                 key = s[a - 1] + key
                 a -= 1
             out.append(_Tok(key, a, b, "num", s[a:b]))
+        elif kind == "dash":
+            # A minus, a sign or a dash beside a symbol is a token ("A+" is not "A-", "C++" not
+            # "C-+"); a dash between two words is punctuation, and a sign before a number
+            # belongs to the number (above).
+            a, b = m.span()
+            before, after = s[a - 1 : a], s[b : b + 1]
+            if (before.isalpha() and after.isalpha()) or (after.isdigit() and not before.isdigit()):
+                continue
+            out.append(_Tok(text, a, b, "sym", text))
         else:  # sym
             a, b = m.span()
             out.append(_Tok(text, a, b, "sym", text))

@@ -30,19 +30,28 @@ HEDGES = _wordset(
     perhaps possibly probably likely unlikely apparently arguably presumably seemingly
     allegedly reportedly supposedly potentially suggest suggests suggested seem seems seemed
     appear appears appeared roughly approximately almost nearly somewhat partly partially
-    largely mostly generally usually often sometimes occasionally tend tends
+    largely mostly generally usually often sometimes occasionally tend tends possible
+    potential hypothetical hypothetically approximate estimated estimate alleged apparent
+    probable presumed putative purported suspected tentative tentatively conceivably maybe
+    assumed expected predicted projected
     """
 )
 QUANTIFIERS = _wordset(
     """
     all every each any some most many much few several both either only always entirely
-    wholly fully completely totally none half majority minority
+    wholly fully completely totally none half majority minority just merely simply solely
+    purely exclusively mere sole little enough numerous plenty per maximum minimum average
+    median total
     """
 )
 COMPARATIVES = _wordset(
     """
     more less most least fewer fewest greater greatest lesser larger largest smaller smallest
     higher highest lower lowest better best worse worst than rather exceed exceeds exceeded
+    faster fastest slower slowest longer longest shorter shortest earlier earliest later latest
+    stronger strongest weaker weakest wider widest narrower deeper deepest older oldest younger
+    youngest newer newest easier easiest harder hardest cheaper cheapest bigger biggest
+    heavier lighter closer closest farther further furthest increasingly
     """
 )
 # Words that negate without a "not": a meaning-carrying negative an omission may not hide.
@@ -83,9 +92,13 @@ NUMBER_WORDS = _wordset(
     zero two three four five six seven eight nine ten eleven twelve thirteen fourteen
     fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
     ninety hundred hundreds thousand thousands million millions billion billions trillion dozen
-    dozens twice thrice double triple quadruple
+    dozens twice thrice double triple quadruple once single first second third fourth fifth
+    sixth seventh eighth ninth tenth last next previous prior percent
     """
 )
+# Words that make the number after them approximate or a bound ("about 50", "over 30"): plain
+# prepositions elsewhere, so an omission is refused for one only right before a number.
+APPROXIMATORS = _wordset("about around over under some circa ca within below above beyond upto")
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
 REFERENCES = _wordset(
     """
@@ -122,7 +135,7 @@ _PHRASE = re.compile(
     r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in NEGATIVE_PHRASES) + r")\b"
 )
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
-_CLASS_ENDINGS = ("n't", "n’t", "less")
+_CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
 
 
 def is_reference(span: str) -> bool:
@@ -146,6 +159,8 @@ def word_class(word: str) -> str | None:
         return "number"
     if w.endswith("n't"):
         return "negation"
+    if w.endswith(("'ll", "'d")) and len(w) >= 3:
+        return "modal"  # "we'd", "that'll": would, will (or had: an auxiliary all the same)
     if w.endswith("less") and len(w) > 6:
         return "negative word"  # "useless", "regardless"
     for p in NEGATIVE_PREFIXES:

@@ -93,10 +93,19 @@ def ledger_for(
             allow=allow_outside or opts.allow_outside,
             file=doc,
         )
-        return str(path)
+        return _shown(path)
     if opts.ledger_given:
-        return str(opts.ledger_path())
-    return str(base / "citeledger.yaml")
+        return _shown(opts.ledger_path())
+    return _shown(base / "citeledger.yaml")
+
+
+def _shown(path: Path) -> str:
+    """The ledger's name as reports print it: relative to the current directory when under it,
+    so no machine path ends up in a report, an annotation or a published reason."""
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def run_check(docs: Sequence[str], **options: Any) -> int:
