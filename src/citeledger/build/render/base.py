@@ -44,6 +44,7 @@ from citeledger.build.citations import (
     UNVERIFIED_LABEL_CLASS,
 )
 from citeledger.build.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
+from citeledger.build.hidden import hidden_attributes
 from citeledger.build.names import BANNER_CLASS, GROUP_CLASS, ITEM_CLASS, VERSION_CLASS, claim_id
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_CLASS
 from citeledger.build.render import ast, words
@@ -196,9 +197,18 @@ class Renderer:
             content.insert(0, ast.para([self.unverified_label()]))
 
     def unverified_after(self, *, spaced: bool) -> list[Node]:
-        """The marker at the end of a Span's words (``spaced``: after a space)."""
+        """The marker at the end of a Span's words (``spaced``: after a space).
+
+        The space goes inside the marker, among the filter's words: a second run, which keeps
+        the marker, then reads the sentence the first run read (a space of the writer's would
+        part ``[@key]{.unverified}0`` into two words, and so change its claim). In HTML the
+        badge (an inline-block) drops it, so the Span's underline stops at the words; without
+        the stylesheet it still shows.
+        """
         label = self.unverified_label()
-        return [ast.space(), label] if spaced else [label]
+        if spaced:  # after the hidden attributes of a Markdown build's Span (build.hidden)
+            label["c"][1].insert(0 if hidden_attributes(label) is None else 1, ast.space())
+        return [label]
 
     def unverified_label(self) -> Node:
         inner = [ast.strong([ast.str_(words.unverified_text())])]

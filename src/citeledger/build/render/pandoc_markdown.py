@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from citeledger.build.render import ast
 from citeledger.build.render.ast import Node
 from citeledger.build.render.base import Renderer
 from citeledger.build.render.words import Item
@@ -31,3 +32,11 @@ class PandocMarkdownRenderer(Renderer):
     def before_callout(self, block: Node, items: list[Item]) -> None:
         if block.get("t") == "Plain":
             block["t"] = "Para"
+
+    def unverified_after(self, *, spaced: bool) -> list[Node]:
+        # a space that opens the marker's Span is dropped when pandoc reads its Markdown back:
+        # a no-break space stays (written ``\ ``), so a second run reads the same words
+        label = self.unverified_label()
+        if spaced:
+            label["c"][1].insert(0, ast.str_("\u00a0"))
+        return [label]
