@@ -20,7 +20,7 @@ from typing import Any
 
 from citeledger import ledger as ledger_mod
 from citeledger.evidence import leftovers
-from citeledger.evidence.store import history_entries
+from citeledger.evidence.store import history_batch
 from citeledger.model import Receipt, Source
 from citeledger.verify.receipts import sign_receipts
 
@@ -43,6 +43,7 @@ class ReceiptBatch:
     ledger_path: str
     evidence_dir: str
     signer: Any
+    store: Any = None  # evidence.store.EvidenceStore: its folders are fsynced before each write
     every: int = EVERY
     seconds: float = SECONDS
     clock: Callable[[], float] = time.monotonic
@@ -76,21 +77,23 @@ class ReceiptBatch:
         start = self.clock()
         written: list[Finished] = []
         entries: list[tuple[str, int, Receipt]] = []
-        for item in items:
-            receipts = list(item.receipts)
-            chained = history_entries(self.evidence_dir, item.source.key, [r for _, r in receipts])
+        chains = history_batch(
+            self.evidence_dir, [(i.source.key, [r for _, r in i.receipts]) for i in items]
+        )
+        for item, chained in zip(items, chains, strict=True):
             receipts = [
                 (i, dataclasses.replace(r, history=d))
-                for (i, r), d in zip(receipts, chained, strict=True)
+                for (i, r), d in zip(item.receipts, chained, strict=True)
             ]
             receipts = sign_receipts(receipts, self.signer)
             if chained:
                 self.head = chained[-1]
             entries += [(item.source.key, i, r) for i, r in receipts]
             written.append(dataclasses.replace(item, receipts=receipts))
+        if self.store is not None:  # the evidence these receipts name survives a power cut
+            self.store.sync_folders()
         ledger_mod.append_receipts(self.ledger_path, entries)
-        for digest in digests:
-            leftovers.forget(Path(self.evidence_dir), digest)
+        leftovers.forget_all(Path(self.evidence_dir), digests)
         self._last = self.clock()
         self._cost = self._last - start
         return written
