@@ -155,10 +155,10 @@ def execute(
     if not _confirm("Send these requests? [y/N] ", assume_yes, out):
         out.write("citeledger: nothing was sent\n")
         return 1
-    store = EvidenceStore(led.evidence_dir)
+    store = EvidenceStore(led.evidence_dir, batched_folder_sync=True)
     from citeledger.evidence.signing import load_signer
 
-    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer())
+    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer(), store)
     tally = Tally()
     with (
         run_lock(led, verb, out),
