@@ -220,7 +220,7 @@ def execute(
                 except Exception:
                     if finished:
                         raise
-            if batch.head:
+            if batch.head and batch.head != batch.head_written:
                 _record_head(ledger_path, batch.head)
     out.write(visible(tally.render(verb)) + "\n")
     return 0
