@@ -65,8 +65,8 @@ class _Pieces:
     prefix: str  # up to the first source's line (``sources:`` is in it)
     pieces: list[str]  # one per source, from its key's line to the next source's
     suffix: str  # from the top-level key after ``sources:`` on
-    index: dict[str, int]  # source key → its piece
-    nodes: list[Node | None]  # each piece composed as a ledger of its own, once needed
+    index: dict[str, int]  # source key → its piece (composed when touched, not kept: memory
+    # stays flat in the number of sources, and a run touches each source about once)
 
     def text(self) -> str:
         return self.prefix + "".join(self.pieces) + self.suffix
@@ -134,7 +134,7 @@ class HeldLedger:
             return False  # the ordinary path writes it, or names what is wrong
         sources = dict(held.ledger.sources)
         pieces = list(held.pieces)
-        for key, (piece, _node, source) in changed.items():
+        for key, (piece, source) in changed.items():
             pieces[held.index[key]] = piece
             sources[key] = source
         new_ledger = dataclasses.replace(
@@ -150,19 +150,17 @@ class HeldLedger:
         _commit(txn)
         held.data = (codecs.BOM_UTF8 if held.bom else b"") + text.encode("utf-8")
         held.prefix, held.suffix, held.pieces, held.ledger = prefix, suffix, pieces, new_ledger
-        for key, (_, node, _) in changed.items():
-            held.nodes[held.index[key]] = node
         self.fast_writes += 1
         return True
 
     def _spliced(
         self, held: _Pieces, key: str, new: Mapping[int, list[Receipt]]
-    ) -> tuple[str, Node, Source]:
+    ) -> tuple[str, Source]:
         """The source's piece with ``new`` receipts (by quote index) spliced in, validated."""
         at = held.index[key]
         head = _piece_head(held.ledger)
         doc = head + held.pieces[at]
-        root = held.nodes[at] or compose(doc, self.path)
+        root = compose(doc, self.path)
         top, snode = _only_source(root)
         appends = [
             receipts_append(
@@ -179,7 +177,7 @@ class HeldLedger:
         if not spliced.startswith(head):
             raise _Surprise
         try:
-            alone, node = _parse(spliced, self.path, self._root, keep_nodes=True)
+            alone = _parse(spliced, self.path, self._root)[0]
         except LedgerError:
             raise _Surprise from None
         old = held.ledger.sources[key]
@@ -189,10 +187,10 @@ class HeldLedger:
                 quotes[index], receipts=(*quotes[index].receipts, *receipts)
             )
         expected = dataclasses.replace(old, quotes=tuple(quotes))
-        if list(alone.sources) != [key] or alone.sources[key] != expected or node is None:
+        if list(alone.sources) != [key] or alone.sources[key] != expected:
             raise _Surprise
         # Held with the lines the whole file gives it (the piece alone counts from 1).
-        return spliced[len(head) :], node, dataclasses.replace(expected, line=old.line)
+        return spliced[len(head) :], dataclasses.replace(expected, line=old.line)
 
     def _headed(self, held: _Pieces, head: str) -> tuple[str, str]:
         """The text around the sources with ``history_head: head``, validated."""
@@ -280,7 +278,6 @@ def _cut(data: bytes, name: str, root: str) -> _Pieces | None:
         pieces=[text[a:b] for a, b in zip(starts, ends, strict=True)],
         suffix=text[after:],
         index={k: i for i, k in enumerate(keys)},
-        nodes=[None] * len(keys),
     )
 
 

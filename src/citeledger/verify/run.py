@@ -164,7 +164,7 @@ def execute(
         run_lock(led, verb, out),
         Progress(out, len(requests), verb) as progress,
         WorkerPool(config.extraction_limits) as pool,
-        ThreadPoolExecutor(pool.size) as threads,
+        ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
     ):
         writing = asyncio.Lock()
 
@@ -210,7 +210,7 @@ def execute(
 
         finished = False
         try:
-            retrieve.fetch_all_sync(requests, config, on_done=on_done)
+            retrieve.fetch_all_sync(requests, config, on_done=on_done, keep=False)
             finished = True
         finally:
             items, digests = batch.take()  # the last batch, also when interrupted
