@@ -32,7 +32,8 @@ start = time.perf_counter()
 subprocess.run([sys.executable, "-m", "citeledger.cli", "verify", "--yes"],
                stdout=subprocess.DEVNULL, check=True)
 wall = time.perf_counter() - start
-print(json.dumps({"wall": wall, "rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "rss_kb": use.ru_maxrss, "cpu": use.ru_utime + use.ru_stime}))
 """
 
 
@@ -49,13 +50,13 @@ def make_project(folder: Path, n: int) -> Path:
     return ledger
 
 
-def run_verify(folder: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one real ``citeledger verify --yes``."""
+def run_verify(folder: Path) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds of one real ``citeledger verify --yes``."""
     done = subprocess.run(
         [sys.executable, "-c", LAUNCHER], cwd=folder, check=True, capture_output=True, text=True
     )
     figures = json.loads(done.stdout)
-    return float(figures["wall"]), float(figures["rss_kb"]) / 1024
+    return float(figures["wall"]), float(figures["rss_kb"]) / 1024, float(figures["cpu"])
 
 
 def bare_loop(folder: Path, n: int) -> float:
@@ -68,16 +69,16 @@ def bare_loop(folder: Path, n: int) -> float:
     return time.perf_counter() - start
 
 
-def measure(n: int) -> tuple[float, float, int, float]:
-    """verify's wall time, peak RSS and receipts written, and the bare loop's time, for n."""
+def measure(n: int) -> tuple[float, float, float, int, float]:
+    """verify's wall time, peak RSS, CPU time and receipts written, and the bare loop's time."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         ledger = make_project(folder, n)
-        wall, rss = run_verify(folder)
+        wall, rss, cpu = run_verify(folder)
         led = load_ledger(ledger)
         found = sum(1 for s in led.sources.values() for q in s.quotes if q.latest)
         bare = bare_loop(folder, n)
-    return wall, rss, found, bare
+    return wall, rss, cpu, found, bare
 
 
 def main() -> None:
@@ -86,15 +87,16 @@ def main() -> None:
     parser.add_argument("--rss", default="", help="sizes for the memory series, e.g. 500,1000")
     args = parser.parse_args()
     n = args.sources
-    wall, rss, found, bare = measure(n)
+    wall, rss, cpu, found, bare = measure(n)
     print(
         f"verify, {n} local sources: {wall:.2f} s wall, {n / wall:.0f} sources/s, {found} receipts"
+        f" ({cpu:.1f} s CPU in all its processes)"
     )
     print(f"verify peak RSS (largest process: CLI or a worker): {rss:.0f} MB")
     print(f"bare in-process read+hash+extract+locate loop: {bare:.2f} s ({n / bare:.0f} sources/s)")
     print(f"throughput ratio verify / bare loop: {bare / wall:.2f}x")
     for size in [int(s) for s in args.rss.split(",") if s.strip()]:
-        wall, rss, found, _ = measure(size)
+        wall, rss, _, found, _ = measure(size)
         print(f"peak RSS at {size} sources: {rss:.0f} MB ({size / wall:.0f} sources/s)")
 
 
