@@ -66,8 +66,7 @@ async def fetch_all(
     async with client_for(config, chosen) as client:
 
         async def run(i: int, req: FetchRequest) -> None:
-            local = provider_for(req.identifier).local  # no host to be courteous to: no limit
-            async with window if local else contextlib.nullcontext():
+            async with window if _local(req) else contextlib.nullcontext():
                 outcome = await fetch_one(client, req, config, courtesy)
                 if keep:
                     results[i] = outcome
@@ -85,6 +84,14 @@ async def fetch_all(
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     return [r for r in results if r is not None]
+
+
+def _local(req: FetchRequest) -> bool:
+    """A local file (no host to be courteous to, so only the window limits its reads)."""
+    try:
+        return provider_for(req.identifier).local
+    except RetrievalError:  # an unknown kind: fetch_one makes it an outcome
+        return False
 
 
 def fetch_all_sync(
