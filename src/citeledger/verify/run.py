@@ -161,16 +161,16 @@ def execute(
     if not _confirm("Send these requests? [y/N] ", assume_yes, out):
         out.write("citeledger: nothing was sent\n")
         return 1
-    store = EvidenceStore(led.evidence_dir)
+    store = EvidenceStore(led.evidence_dir, batched_folder_sync=True)
     from citeledger.evidence.signing import load_signer
 
-    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer())
+    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer(), store)
     tally = Tally()
     with (
         run_lock(led, verb, out),
         Progress(out, len(requests), verb) as progress,
         WorkerPool(config.extraction_limits) as pool,
-        ThreadPoolExecutor(pool.size) as threads,
+        ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
     ):
         writing = asyncio.Lock()
 
@@ -216,7 +216,7 @@ def execute(
 
         finished = False
         try:
-            retrieve.fetch_all_sync(requests, config, on_done=on_done)
+            retrieve.fetch_all_sync(requests, config, on_done=on_done, keep=False)
             finished = True
         finally:
             items, digests = batch.take()  # the last batch, also when interrupted
@@ -226,7 +226,7 @@ def execute(
                 except Exception:
                     if finished:
                         raise
-            if batch.head:
+            if batch.head and batch.head != batch.head_written:
                 _record_head(ledger_path, batch.head)
     out.write(visible(tally.render(verb)) + "\n")
     return 0
