@@ -189,7 +189,11 @@ class Source:
     withdrawn: Withdrawal | None = None
     disputed: Withdrawal | None = None
     audience: tuple[str, ...] = ()  # empty: everyone
+    # the writer's copy of the work (a path relative to the ledger), read instead of the
+    # network; the identifier stays what the source is cited as
+    local_copy: str | None = None
     line: int | None = field(default=None, compare=False)
+    local_copy_line: int | None = field(default=None, compare=False)
 
     @property
     def title(self) -> str:
