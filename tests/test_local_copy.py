@@ -18,7 +18,9 @@ import pytest
 
 from citeledger.cli import main
 from citeledger.errors import LedgerError
+from citeledger.extract.dispatch import extract
 from citeledger.ledger import load_ledger
+from conftest import corpus_file
 
 QUOTE = "The quick brown fox jumps over the lazy dog."
 TEXT = f"A first line of the paper.\n{QUOTE}\nAnd a last one.\n"
@@ -213,3 +215,104 @@ def test_a_receipt_whose_local_copy_was_edited_is_not_checked(
     assert main(["check", "doc.md", "--json", "report.json", "--warn-only"]) == 0
     (cited,) = json.loads((tmp_path / "report.json").read_text())["citations"]
     assert cited["state"] == "tampered"
+
+
+# --- import: the .bib's attached file becomes local_copy, end to end --------------------------
+
+CORPUS_QUOTE = "The DMCA also addresses a number of other significant copyright-related issues."
+
+
+def test_import_an_attached_pdf_quote_verify_offline_and_check(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    silent_port: tuple[int, socket.socket],
+    loopback_only: object,
+) -> None:
+    pdf = corpus_file("pdf", "dmca.pdf")
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "x.pdf").write_bytes(pdf.read_bytes())
+    text = extract(pdf.read_bytes(), "application/pdf", None).text
+    assert CORPUS_QUOTE in " ".join(text.split())  # the quote is the PDF's own words
+    monkeypatch.chdir(tmp_path)
+    _write(
+        tmp_path / "refs.bib",
+        """\
+        @article{dmca1998,
+          title = {The Digital Millennium Copyright Act of 1998},
+          author = {{U.S. Copyright Office}},
+          year = {1998},
+          doi = {10.1234/dmca.1998},
+          file = {:papers/x.pdf:PDF}
+        }
+        @article{gone2021,
+          title = {A paper whose PDF is not here},
+          doi = {10.1234/gone.2021},
+          file = {Full Text PDF:papers/missing.pdf:application/pdf}
+        }
+        """,
+    )
+    assert main(["import", "refs.bib"]) == 0
+    captured = capsys.readouterr()
+    assert "imported 2 sources" in captured.out and "1 with a local copy" in captured.out
+    (note,) = captured.err.strip().splitlines()
+    assert note.startswith("refs.bib:11: @gone2021: ") and "papers/missing.pdf" in note
+    assert "imported without a local copy" in note
+    sources = load_ledger("citeledger.yaml").sources
+    dmca = sources["dmca1998"]
+    assert (str(dmca.identifier), dmca.local_copy) == ("doi:10.1234/dmca.1998", "papers/x.pdf")
+    assert str(sources["gone2021"].identifier) == "doi:10.1234/gone.2021"
+    assert sources["gone2021"].local_copy is None
+
+    assert main(["quote", "dmca1998", CORPUS_QUOTE]) == 0
+    assert main(["quote", "gone2021", "words of a paper we do not hold"]) == 0
+    config = str(_config(tmp_path, silent_port[0]))
+    # The plan: the source without a copy would go to the (silent) resolver; the other not.
+    assert main(["verify", "--dry-run", "--config", config]) == 0
+    plan = capsys.readouterr().out
+    assert f"GET http://127.0.0.1:{silent_port[0]}/10.1234/gone.2021" in plan
+    assert "Read from local copy, no network: doi:10.1234/dmca.1998 ← papers/x.pdf" in plan
+    assert "dmca.1998  (" not in plan  # no request for it
+
+    assert main(["verify", "--yes", "--only", "dmca1998", "--config", config]) == 0
+    out = capsys.readouterr().out
+    assert "0 requests" in out and "@dmca1998: found" in out
+    assert _nothing_arrived(silent_port[1])
+
+    _write(tmp_path / "doc.md", "The act addresses more than the treaties [@dmca1998].\n")
+    assert main(["check", "doc.md", "--json", "report.json"]) == 0
+    assert "1 of 1 citations checked" in capsys.readouterr().out
+    (cited,) = json.loads((tmp_path / "report.json").read_text())["citations"]
+    assert (cited["state"], cited["identifier"]) == ("checked", "doi:10.1234/dmca.1998")
+    assert cited["local_copy"] == "papers/x.pdf" and cited["anchor"]["page"] == 1
+    assert "local copy of doi:10.1234/dmca.1998" in cited["reasons"][0]
+
+
+def test_import_resolves_against_the_bib_folder_and_keeps_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "elsewhere" / "o.pdf"
+    project = tmp_path / "project"
+    for f in (project / "papers" / "a.pdf", project / "store" / "b.pdf", outside):
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(b"%PDF-1.4\n")
+    monkeypatch.chdir(project)
+    _write(
+        project / "bib" / "refs.bib",
+        f"""\
+        @article{{rel, doi = {{10.1234/rel}}, file = {{:../papers/a.pdf:PDF}}}}
+        @article{{abs, doi = {{10.1234/abs}}, file = {{{project / "store" / "b.pdf"}}}}}
+        @article{{out, doi = {{10.1234/out}}, file = {{:{outside}:PDF}}}}
+        @article{{many, doi = {{10.1234/many}},
+          file = {{Notes:notes.txt:text/plain;:../papers/nothere.pdf:PDF;:../papers/a.pdf:PDF}}}}
+        """,
+    )
+    assert main(["import", "bib/refs.bib"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    sources = load_ledger("citeledger.yaml").sources
+    assert sources["rel"].local_copy == "papers/a.pdf"
+    assert sources["abs"].local_copy == "store/b.pdf"
+    assert sources["many"].local_copy == "papers/a.pdf"  # the first PDF that exists
+    assert sources["out"].local_copy is None and str(sources["out"].identifier) == "doi:10.1234/out"
+    (note,) = err
+    assert note.startswith("bib/refs.bib:3: @out: ") and "outside the project" in note
