@@ -38,6 +38,14 @@ from citeledger.ledger.bibfiles import Attached, file_fields, parse_file_field
             "Full Text:C:/Users/ada/a.pdf:application/pdf",
             [Attached("C:/Users/ada/a.pdf", "Full Text", "application/pdf")],
         ),
+        # Better BibTeX on Windows, as in ../shared/corpus (escaped drive colons, ; between)
+        (
+            r"D\:\\ZotMoov\\Abbate - 2020.pdf;C\:\\Users\\isaia\\Zotero\\storage\\C4\\r.html",
+            [
+                Attached("D:\\ZotMoov\\Abbate - 2020.pdf"),
+                Attached("C:\\Users\\isaia\\Zotero\\storage\\C4\\r.html"),
+            ],
+        ),
         # Mendeley (LaTeX-escaped; no leading / on Linux and macOS)
         (
             r":C$\backslash$:/Users/ada/Documents/Mendeley Desktop/a.pdf:pdf",

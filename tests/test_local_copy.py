@@ -316,3 +316,36 @@ def test_import_resolves_against_the_bib_folder_and_keeps_the_project(
     assert sources["out"].local_copy is None and str(sources["out"].identifier) == "doi:10.1234/out"
     (note,) = err
     assert note.startswith("bib/refs.bib:3: @out: ") and "outside the project" in note
+
+
+def test_a_signed_receipt_cannot_lose_its_local_copy_unnoticed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import dataclasses
+
+    from citeledger.judge import Judge
+    from citeledger.model import CitationRef, State
+
+    key = tmp_path / "keys" / "k.pem"
+    assert main(["key", "init", "--path", str(key)]) == 0
+    public = capsys.readouterr().out.strip().splitlines()[-1]
+    monkeypatch.setenv("CITELEDGER_SIGNING_KEY", str(key))
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    led_path = _text_ledger(project)
+    assert main(["verify", "--yes"]) == 0
+    led = load_ledger(led_path)
+    source = led.sources["smith2020"]
+    receipt = source.quotes[0].latest
+    assert receipt is not None and receipt.signature and receipt.local_copy
+    ok = Judge(led, trusted_keys=[public], require_signature=True).judge(CitationRef("smith2020"))
+    assert ok.state is State.CHECKED, ok.reasons
+    # dropped: the reader would no longer be told the text was the writer's own copy
+    edited = dataclasses.replace(receipt, local_copy=None)
+    quote = dataclasses.replace(source.quotes[0], receipts=(edited,))
+    forged = dataclasses.replace(
+        led, sources={"smith2020": dataclasses.replace(source, quotes=(quote,))}
+    )
+    verdict = Judge(forged, trusted_keys=[public]).judge(CitationRef("smith2020"))
+    assert verdict.state is State.TAMPERED and "signature does not hold" in verdict.reasons[0]
