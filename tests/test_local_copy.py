@@ -349,3 +349,27 @@ def test_a_signed_receipt_cannot_lose_its_local_copy_unnoticed(
     )
     verdict = Judge(forged, trusted_keys=[public]).judge(CitationRef("smith2020"))
     assert verdict.state is State.TAMPERED and "signature does not hold" in verdict.reasons[0]
+
+
+def test_adopt_takes_the_attached_file_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "papers" / "smith2020.txt", TEXT)
+    _write(
+        tmp_path / "refs.bib",
+        """\
+        @article{smith2020, title = {A paper}, doi = {10.1234/smith.2020},
+          file = {:papers/smith2020.txt:text/plain}}
+        @article{jones2021, title = {Another}, doi = {10.1234/jones.2021},
+          file = {:papers/jones2021.pdf:PDF}}
+        """,
+    )
+    _write(tmp_path / "doc.md", "One [@smith2020], two [@jones2021].\n")
+    assert main(["adopt", "doc.md", "--bib", "refs.bib"]) == 0
+    out = capsys.readouterr().out
+    assert "1 sources will be checked against your local copy" in out
+    assert "1 attached files could not be used" in out and "refs.bib:4: @jones2021" in out
+    sources = load_ledger("citeledger.yaml").sources
+    assert sources["smith2020"].local_copy == "papers/smith2020.txt"
+    assert sources["jones2021"].local_copy is None

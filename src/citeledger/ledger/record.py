@@ -134,7 +134,7 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
     notes = attach_local_copies(
         ledger_path, held, bibliography, led.allow_files_outside if led is not None else False
     )
-    for note in notes:
+    for _key, note in notes:
         print(visible(note), file=sys.stderr)
     write_sources(ledger_path, held)
     added, skipped = len(held), len(refused)
@@ -152,10 +152,10 @@ def attach_local_copies(
     held: dict[str, dict[str, Any]],
     bibliography: str,
     allow_outside: bool = False,
-) -> list[str]:
+) -> list[tuple[str, str]]:
     """Give each entry of ``held`` whose .bib ``file`` field names an existing file inside the
-    project its ``local_copy:`` (relative to the ledger); one note per attached file that
-    cannot be used. The entry is imported either way."""
+    project its ``local_copy:`` (relative to the ledger); one note (key, line) per attached
+    file that cannot be used. The entry is imported either way."""
     bib = Path(bibliography)
     if bib.suffix.lower() == ".json" or not held:
         return []
@@ -163,7 +163,7 @@ def attach_local_copies(
 
     attached = file_fields(bib.read_text("utf-8", "replace"))
     root = Path(os.path.abspath(ledger_path)).parent
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []
     for key, fields in held.items():
         found = attached.get(key)
         if found is None or not found.attached:
@@ -171,13 +171,13 @@ def attach_local_copies(
         where = f"{bibliography}:{found.line}"
         copy, why = _local_copy(found.attached, bib.parent, root, allow_outside)
         if copy is None:
-            notes.append(f"{where}: @{key}: {why}; imported without a local copy")
+            notes.append((key, f"{where}: @{key}: {why}; imported without a local copy"))
             continue
         trial = {**fields, "local_copy": copy}
         try:
             check_source(ledger_path, key, trial)
         except LedgerError as e:
-            notes.append(f"{where}: @{key}: {e.message}; imported without a local copy")
+            notes.append((key, f"{where}: @{key}: {e.message}; imported without a local copy"))
             continue
         held[key] = trial
     return notes
