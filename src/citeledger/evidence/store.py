@@ -199,13 +199,16 @@ class EvidenceStore:
         """Write the retrieval's records; the WARC-Record-ID of its capture record."""
         date = r.retrieved_at
         # A local file is recorded under the name the ledger gives it, not the machine's path.
-        uri = str(r.identifier) if r.reconstructed else r.url
+        uri = r.recorded_uri
         info = {
             "software": f"citeledger/{__version__} (warcio)",
             "format": "WARC File Format 1.1",
             "citeledger-identifier": str(r.identifier),
             "citeledger-note": (
-                "file source: no HTTP exchange happened; recorded as a resource"
+                f"the writer's local copy of {r.identifier} ({r.local_copy}): no HTTP exchange "
+                "happened; recorded as a resource"
+                if r.local_copy is not None
+                else "file source: no HTTP exchange happened; recorded as a resource"
                 if r.reconstructed
                 else "payload is the decoded entity body; Content-Encoding removed by citeledger"
             ),
@@ -217,9 +220,7 @@ class EvidenceStore:
             "WARC-Date": date,
             "WARC-Citeledger-Body-SHA256": body_sha,
             # The facts a reader is shown, recorded where the judgement reads them back.
-            "WARC-Citeledger-Requested-URI": str(r.identifier)
-            if r.reconstructed
-            else r.requested_url,
+            "WARC-Citeledger-Requested-URI": r.recorded_uri if r.reconstructed else r.requested_url,
             "WARC-Citeledger-Redirects": json.dumps(list(r.redirects)),
             "WARC-Citeledger-Status": str(r.status),
             "WARC-Citeledger-Content-Type": r.content_type or "",
@@ -332,7 +333,7 @@ def _write_snapshots(
 ) -> dict[tuple[int, int], tuple[str, str]]:
     """Each snapshot as a ``resource`` record bound to the capture it renders (seed 000: the
     snapshot is evidence of *this* retrieval, so it names the record and shares its date)."""
-    uri = str(r.identifier) if r.reconstructed else r.url
+    uri = r.recorded_uri
     made: dict[tuple[int, int], tuple[str, str]] = {}
     for shot in snapshots:
         digest = sha256_hex(shot.png)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -119,10 +120,13 @@ async def _fetch_one(
     client: httpx.AsyncClient, req: FetchRequest, config: RetrieveConfig, courtesy: Courtesy
 ) -> FetchOutcome:
     provider = provider_for(req.identifier)
-    if provider.local:
-        retrieval = await asyncio.to_thread(
-            provider.read_local, req.identifier, req.root, req.allow_files_outside, config
-        )
+    if provider.local or req.local_copy is not None:
+        if req.local_copy is not None:
+            retrieval = await asyncio.to_thread(read_local_copy, req, config)
+        else:
+            retrieval = await asyncio.to_thread(
+                provider.read_local, req.identifier, req.root, req.allow_files_outside, config
+            )
         return FetchOutcome(
             req,
             retrieval=retrieval,
@@ -192,6 +196,21 @@ async def _fetch_one(
         if is_html(text):
             common["fulltext_error"] = NO_LINK
     return FetchOutcome(req, retrieval=_retrieval(req, text, metadata), **common)
+
+
+def read_local_copy(req: FetchRequest, config: RetrieveConfig) -> Retrieval:
+    """The writer's local copy of the work, read as a ``file:`` source is (same confinement,
+    caps and errors), recorded under the source's own identifier: nothing is sent for it,
+    not even the registry's metadata."""
+    assert req.local_copy is not None
+    local = Identifier("file", req.local_copy)
+    try:
+        read = provider_for(local).read_local(local, req.root, req.allow_files_outside, config)
+    except RetrievalError as exc:
+        raise RetrievalError(
+            f"the local copy {req.local_copy}: {exc.message}", kind=exc.kind, fix=exc.fix
+        ) from None
+    return dataclasses.replace(read, identifier=req.identifier, local_copy=req.local_copy)
 
 
 NO_LINK = (
