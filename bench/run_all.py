@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["bench_filter.py", "bench_ledger.py", "bench_locate.py", "bench_extract_pdf.py"]
+BENCHES = [
+    "bench_filter.py",
+    "bench_ledger.py",
+    "bench_locate.py",
+    "bench_extract_pdf.py",
+    "bench_verify.py",
+    "bench_verify_http.py",
+]
 
 
 def main() -> int:

@@ -65,19 +65,19 @@ def test_the_run_after_a_sigkill_leaves_nothing_behind(tmp_path: Path) -> None:
 
 _KILL_AT_FIRST_WRITE = """
 import os, signal, sys
-import citeledger.ledger as ledger
+from citeledger.ledger.held import HeldLedger
 from citeledger.cli import main
 
 calls = []
-original = ledger.append_receipts
+original = HeldLedger.append
 
-def append_receipts(*args, **kwargs):
+def append(*args, **kwargs):
     calls.append(1)
     if len(calls) == 1:  # the first batch's evidence is stored; its receipts are not
         os.kill(os.getpid(), signal.SIGKILL)
     return original(*args, **kwargs)
 
-ledger.append_receipts = append_receipts
+HeldLedger.append = append
 sys.exit(main(["verify", "--yes"]))
 """
 

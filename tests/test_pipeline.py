@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,7 @@ def test_a_reverified_quote_replaces_its_evidence_page(
     assert _pandoc(work, "pages/index.md", "public/index.html", meta).returncode == 0
     first = sorted(p.name for p in (work / "public" / "evidence").glob("tides-*"))
     assert len(first) == 1
+    time.sleep(1.1)  # receipts are stamped to the second: the later retrieval must differ
     assert main(["verify", "--yes", "--warn-only"]) == 0  # a later retrieval: a new page name
     assert _pandoc(work, "pages/index.md", "public/index.html", meta).returncode == 0
     second = sorted(p.name for p in (work / "public" / "evidence").glob("tides-*"))

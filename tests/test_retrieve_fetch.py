@@ -135,9 +135,18 @@ def test_no_request_carries_the_quote_or_the_document(netserver: NetServer) -> N
 
 
 def test_a_fetch_request_cannot_carry_prose() -> None:
-    """The interface itself: the only strings are the identifier, validators and a file root."""
+    """The interface itself: the only strings are the identifier, validators, a file root and
+    the path of the writer's local copy (read from disk; a request with one sends nothing)."""
     names = {f.name for f in dataclasses.fields(FetchRequest)}
-    assert names == {"identifier", "key", "etag", "last_modified", "root", "allow_files_outside"}
+    assert names == {
+        "identifier",
+        "key",
+        "etag",
+        "last_modified",
+        "root",
+        "allow_files_outside",
+        "local_copy",
+    }
 
 
 def test_the_key_is_never_sent(netserver: NetServer) -> None:

@@ -8,9 +8,12 @@ its evidence file); the next run completes the rest and leaves no temp file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -43,26 +46,55 @@ def check_written(folder: Path, ledger: Path, *, after_kill: bool = False) -> in
                 written += 1
                 assert r.outcome == "found", (s.key, r.reason)
                 assert r.evidence and (store / r.evidence).is_file()
+                data = (store / r.evidence).read_bytes()  # the very file the receipt names
+                assert hashlib.sha256(data).hexdigest() == r.evidence_sha256, s.key
     return written
 
 
+def killed_after(folder: Path, receipts: int, extra: float) -> bool:
+    """Start verify; SIGKILL it ``extra`` seconds after it reported ``receipts`` written
+    receipts (0: once it has stated its plan). Whether it was still running to be killed."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citeledger.cli", "verify", "--yes"],
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},  # the plan line as soon as it is written
+    )
+    assert proc.stdout is not None
+    seen = 0
+    for line in proc.stdout:
+        seen += line.startswith(b"  @")
+        if seen >= receipts and (receipts or line.startswith(b"Read from disk")):
+            break
+    time.sleep(extra)
+    running = proc.poll() is None
+    if running:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stdout.close()
+    return running
+
+
 @pytest.mark.slow
-def test_a_kill_at_any_point_leaves_a_valid_ledger_and_whole_receipts(tmp_path: Path) -> None:
-    rng = random.Random(8)
+@pytest.mark.parametrize("sources", [SOURCES, 2000])
+def test_a_kill_at_any_point_leaves_a_valid_ledger_and_whole_receipts(
+    tmp_path: Path, sources: int
+) -> None:
+    """SIGKILL at random points (several trials): before the first batch, after a random
+    number of written receipts and a random fraction of a second more (during extraction, a
+    batch's evidence fsync, a ledger write); at 2,000 sources the batches are large."""
+    rng = random.Random(8 + sources)
     kills = 0
     for trial in range(TRIALS):
         folder = tmp_path / f"t{trial}"
         folder.mkdir()
-        ledger = project(folder, SOURCES)
-        proc = verify(folder)
-        time.sleep(rng.uniform(1.0, 4.0))
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            kills += 1
-        proc.wait(timeout=60)
+        ledger = project(folder, sources)
+        after = 0 if trial == 0 else rng.randrange(1, int(sources * 0.8))
+        kills += killed_after(folder, after, rng.uniform(0.0, 0.4))
         check_written(folder, ledger, after_kill=True)
-        assert verify(folder).wait(timeout=600) == 0
-        assert check_written(folder, ledger) >= SOURCES
+        assert verify(folder).wait(timeout=900) == 0
+        assert check_written(folder, ledger) >= sources
         led = load_ledger(ledger)
         assert all(q.receipts for s in led.sources.values() for q in s.quotes)
         assert not (Path(led.evidence_dir) / "pending.jsonl").exists()

@@ -28,8 +28,14 @@ def atomic_write(
     prefix: str = TEMP_PREFIX,
     suffix: str | None = None,
     before_replace: Callable[[Path], None] | None = None,
+    durable: bool = True,
+    folder_sync: bool = True,
 ) -> None:
     """Write ``data`` to a temp file beside ``target``, fsync it, then rename it into place.
+
+    ``durable=False`` skips both fsyncs (a cache, whose loss costs time only: still atomic for
+    readers and for a killed run); ``folder_sync=False`` skips the folder's, for a caller that
+    fsyncs the folder once for many files (``fsync_dir``) before anything names them.
 
     ``before_replace(temp)`` runs after the fsync and may raise to leave ``target`` untouched
     (the temp file is removed either way). A failure (a full disk, a read-only folder) is an
@@ -46,7 +52,8 @@ def atomic_write(
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         if before_replace is not None:
             before_replace(tmp)
         if mode is not None:
@@ -61,7 +68,8 @@ def atomic_write(
     except BaseException:
         _discard(tmp)
         raise
-    fsync_dir(target.parent)
+    if durable and folder_sync:
+        fsync_dir(target.parent)
 
 
 def fsync_dir(folder: Path) -> None:

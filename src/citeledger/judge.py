@@ -417,6 +417,12 @@ class Judge:
     def _checked_reason(receipt: Receipt) -> str:
         where = f" on page {receipt.page}" if receipt.page else ""
         edited = f", with {count_phrase(receipt.edits)}" if receipt.edits else ""
+        if receipt.local_copy is not None:
+            return (
+                f"Checked against the writer's local copy of {receipt.identifier} "
+                f"({receipt.local_copy}), read on {receipt.retrieved_at}, not retrieved from the "
+                f"identifier; the quote was found{where} ({receipt.match} match{edited})."
+            )
         return (
             f"Retrieved {receipt.url or receipt.identifier} on {receipt.retrieved_at}; the quote "
             f"was found{where} ({receipt.match} match{edited})."
@@ -560,6 +566,11 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
         return State.TAMPERED, (
             f"The evidence was retrieved for {ev.identifier or 'an unnamed identifier'}, not for "
             f"{receipt.identifier}: a receipt cannot be moved from one source to another."
+        )
+    if receipt.local_copy is not None and receipt.url != f"file:{receipt.local_copy}":
+        return State.TAMPERED, (
+            f"The receipt says it was checked against the local copy {receipt.local_copy}, "
+            f"but it names {receipt.url or 'no address'}."
         )
     if ev.target_uri != receipt.url:
         return State.TAMPERED, (

@@ -113,6 +113,10 @@ class Receipt:
     retracted: str | None = None
     metadata_mismatch: str | None = None
     fulltext_error: str | None = None  # a DOI whose evidence is its landing page: why
+    # the text came from the writer's own copy of the work (the source's ``local_copy``, as the
+    # ledger names it), not from the identifier's address: what a reader is told it was checked
+    # against
+    local_copy: str | None = None
     evidence_sha256: str | None = None  # of the whole evidence file: what a signature covers
     snapshot: str | None = None  # WARC-Record-ID of the span's image in the evidence file
     snapshot_sha256: str | None = None  # of the image's bytes
@@ -189,7 +193,11 @@ class Source:
     withdrawn: Withdrawal | None = None
     disputed: Withdrawal | None = None
     audience: tuple[str, ...] = ()  # empty: everyone
+    # the writer's copy of the work (a path relative to the ledger), read instead of the
+    # network; the identifier stays what the source is cited as
+    local_copy: str | None = None
     line: int | None = field(default=None, compare=False)
+    local_copy_line: int | None = field(default=None, compare=False)
 
     @property
     def title(self) -> str:
@@ -304,3 +312,12 @@ class Retrieval:
     protocol: str = "HTTP/1.1"
     metadata: Mapping[str, Any] | None = None  # CSL-JSON from the registry, when fetched
     reconstructed: bool = False  # True for file: sources (no HTTP exchange happened)
+    local_copy: str | None = None  # read from the writer's local copy (its ledger path)
+
+    @property
+    def recorded_uri(self) -> str:
+        """The address the evidence and the receipt name: a local file as the ledger names it
+        (never the machine's absolute path), else the URL the body came from."""
+        if self.local_copy is not None:
+            return f"file:{self.local_copy}"
+        return str(self.identifier) if self.reconstructed else self.url

@@ -55,6 +55,8 @@ class Adoption:
     not_in_bibliography: list[str] = field(default_factory=list)
     need_quote: list[str] = field(default_factory=list)  # sources without a quote
     to_verify: list[str] = field(default_factory=list)  # quotes with no receipt found yet
+    local_copies: list[str] = field(default_factory=list)  # created with the .bib's attached file
+    no_local_copy: list[tuple[str, str]] = field(default_factory=list)  # key, why not
 
 
 def main(args: argparse.Namespace) -> int:
@@ -73,7 +75,12 @@ def adopt(
     from citeledger.build.citations import scan_document
     from citeledger.build.options import read_options
     from citeledger.ledger import load_ledger
-    from citeledger.ledger.record import plan_import, read_bibliography, write_sources
+    from citeledger.ledger.record import (
+        attach_local_copies,
+        plan_import,
+        read_bibliography,
+        write_sources,
+    )
     from citeledger.report.check import ledger_for, pandoc_json
 
     keys: dict[str, None] = {}
@@ -100,9 +107,12 @@ def adopt(
             fix="give one with --bib refs.bib (BibTeX, BibLaTeX or CSL-JSON)",
         )
     items: dict[str, dict[str, Any]] = {}
+    from_bib: dict[str, str] = {}  # key → the bibliography its entry was taken from
     for bib in dict.fromkeys(named):
         for item in read_bibliography(bib):
-            items.setdefault(str(item.get("id") or ""), item)
+            key = str(item.get("id") or "")
+            if key not in items:
+                items[key], from_bib[key] = item, bib
     existing = set(load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
     result = Adoption(ledger_path, list(keys), citations, crossrefs)
     result.already = [k for k in keys if k in existing]
@@ -110,6 +120,12 @@ def adopt(
     result.not_in_bibliography = [k for k in keys if k not in existing and k not in items]
     held, refused = plan_import(ledger_path, wanted, existing)
     result.no_identifier = refused
+    allow = load_ledger(ledger_path).allow_files_outside if Path(ledger_path).exists() else False
+    for bib in dict.fromkeys(from_bib[k] for k in held):
+        mine = {k: f for k, f in held.items() if from_bib[k] == bib}
+        result.no_local_copy += attach_local_copies(ledger_path, mine, bib, allow)
+        held.update(mine)
+    result.local_copies = [k for k, f in held.items() if "local_copy" in f]
     write_sources(ledger_path, held)
     result.created = list(held)
     _plan(result, load_ledger(ledger_path).sources if Path(ledger_path).exists() else {})
@@ -173,6 +189,17 @@ def describe(r: Adoption) -> str:
         lines.append(
             "  fix: give each a DOI, arXiv id, ISBN or URL in the bibliography, "
             "or `citeledger add KEY --url …`"
+        )
+    if r.local_copies:
+        lines.append(
+            f"citeledger: {len(r.local_copies)} sources will be checked against your local copy "
+            "(the file attached in the bibliography; the identifier is kept)"
+        )
+    if r.no_local_copy:
+        first = r.no_local_copy[0][1]
+        lines.append(
+            f"citeledger: {len(r.no_local_copy)} attached files could not be used (added without "
+            f"a local copy): {_keys(k for k, _ in r.no_local_copy)}; first: {first}"
         )
     if r.not_in_bibliography:
         lines.append(

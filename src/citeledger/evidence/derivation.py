@@ -55,6 +55,7 @@ def remember(body_sha256: str, extractor: str, text_sha256: str) -> None:
     try:
         path = _entry(body_sha256)
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(known, sort_keys=True).encode("utf-8"))
+        # not fsynced: a cache entry lost to a power cut is re-derived, never trusted unseen
+        atomic_write(path, json.dumps(known, sort_keys=True).encode("utf-8"), durable=False)
     except OSError:
         pass

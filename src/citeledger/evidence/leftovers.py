@@ -17,12 +17,21 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
 from citeledger.atomic import TEMP_PREFIX, atomic_write
 
-__all__ = ["IGNORE_FILE", "PENDING", "clean_leftovers", "forget", "note", "write_ignore_file"]
+__all__ = [
+    "IGNORE_FILE",
+    "PENDING",
+    "clean_leftovers",
+    "forget",
+    "forget_all",
+    "note",
+    "write_ignore_file",
+]
 
 PENDING = "pending.jsonl"
 IGNORE_FILE = ".gitignore"
@@ -79,13 +88,14 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
     digest = hashlib.sha256(body).hexdigest()
     entry = {"ledger": os.path.abspath(ledger), "body_sha256": digest, "since": time.time()}
     # Appended, not rewritten: one line per retrieval of a 2,000-source run. A line torn by a
-    # kill is skipped when read, and the run it belonged to wrote no receipt for it.
+    # kill is skipped when read, and the run it belonged to wrote no receipt for it. Not
+    # fsynced: a killed process's write is in the page cache all the same, and a note lost to
+    # a power cut only leaves an evidence file no receipt names (disk space, never a receipt).
     path = folder / PENDING
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
-            os.fsync(fd)
         finally:
             os.close(fd)
     except OSError as e:  # a full disk, a read-only store: named, so the error line says where
@@ -95,8 +105,17 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
 
 def forget(folder: Path, digest: str) -> None:
     """The receipts for ``digest`` are in the ledger: its note goes."""
+    forget_all(folder, (digest,))
+
+
+def forget_all(folder: Path, digests: Iterable[str]) -> None:
+    """The receipts for ``digests`` are in the ledger: their notes go, in one rewrite (one per
+    batch of receipts, not one per source: the file holds a line per pending retrieval)."""
+    settled = set(digests)
+    if not settled:
+        return
     entries = _entries(folder)
-    kept = [e for e in entries if e.get("body_sha256") != digest]
+    kept = [e for e in entries if e.get("body_sha256") not in settled]
     if len(kept) != len(entries):
         _save(folder, kept)
 

@@ -590,8 +590,16 @@ def _receipt_section(
         out.append("</section>")
         return out
     addr = "citeledger-evidence-address"
+    rows.append(_row("Outcome", r.outcome))
+    if r.local_copy:
+        rows.append(
+            _row(
+                "Checked against",
+                f"the writer's local copy of {r.identifier} ({r.local_copy}); nothing was "
+                "retrieved from the identifier",
+            )
+        )
     rows += [
-        _row("Outcome", r.outcome),
         _row("Requested address", r.requested_url, cls=addr),
         _row("Final address", r.url, cls=addr),
     ]

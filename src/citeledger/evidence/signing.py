@@ -57,7 +57,7 @@ SIGNED_FIELDS = (
 #: Covered when present, left out of the payload when absent, so a signature made before the
 #: field existed still holds — and a signed one cannot be deleted (or reworded) unnoticed:
 #: recheck's version warning is a signed fact like any other.
-OPTIONAL_SIGNED_FIELDS = ("version_changed",)
+OPTIONAL_SIGNED_FIELDS = ("version_changed", "local_copy")
 
 
 def default_key_path() -> Path:

@@ -27,13 +27,15 @@ import io
 import json
 import os
 import secrets
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from citeledger import __version__
-from citeledger.atomic import atomic_write
+from citeledger.atomic import atomic_write, fsync_dir
 from citeledger.model import Extracted, Retrieval
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -128,10 +130,30 @@ def utc_now() -> str:
 
 
 class EvidenceStore:
-    """Writes evidence files atomically; called only by ``verify``/``recheck``."""
+    """Writes evidence files atomically; called only by ``verify``/``recheck``.
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    With ``batched_folder_sync`` each file's data is fsynced as it is written but its folder
+    only by ``sync_folders``, which the caller runs before it writes receipts naming the files:
+    one folder fsync per batch of receipts instead of one per file.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *, batched_folder_sync: bool = False) -> None:
         self.root = Path(root)
+        self._batched = batched_folder_sync
+        self._unsynced: set[Path] = set()
+        self._guard = threading.Lock()  # put runs in several threads at once
+
+    def sync_folders(self) -> None:
+        """Make every rename since the last call durable (and the folders they are in)."""
+        with self._guard:
+            folders, self._unsynced = self._unsynced, set()
+        leaves = [f for f in folders if f != self.root]
+        # Up to 256 digest folders a batch: fsynced side by side (the disk commits them together),
+        # then the root, which holds any new one.
+        with ThreadPoolExecutor(min(8, len(leaves) or 1)) as threads:
+            list(threads.map(fsync_dir, leaves))
+        if self.root in folders:
+            fsync_dir(self.root)
 
     def _first_path(self, digest: str) -> Path:
         return self.root / digest[:2] / f"{digest}.warc.gz"
@@ -152,7 +174,10 @@ class EvidenceStore:
         writer = _warc_writer(buf)
         main_id = self._write_records(writer, retrieval, extracted, body_sha, revisit, target.name)
         shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
-        atomic_write(target, buf.getvalue())
+        atomic_write(target, buf.getvalue(), folder_sync=not self._batched)
+        if self._batched:
+            with self._guard:
+                self._unsynced.update((target.parent, self.root))
         text_sha = sha256_hex(extracted.text) if extracted is not None else None
         return StoredEvidence(
             evidence=target.relative_to(self.root).as_posix(),
@@ -174,13 +199,16 @@ class EvidenceStore:
         """Write the retrieval's records; the WARC-Record-ID of its capture record."""
         date = r.retrieved_at
         # A local file is recorded under the name the ledger gives it, not the machine's path.
-        uri = str(r.identifier) if r.reconstructed else r.url
+        uri = r.recorded_uri
         info = {
             "software": f"citeledger/{__version__} (warcio)",
             "format": "WARC File Format 1.1",
             "citeledger-identifier": str(r.identifier),
             "citeledger-note": (
-                "file source: no HTTP exchange happened; recorded as a resource"
+                f"the writer's local copy of {r.identifier} ({r.local_copy}): no HTTP exchange "
+                "happened; recorded as a resource"
+                if r.local_copy is not None
+                else "file source: no HTTP exchange happened; recorded as a resource"
                 if r.reconstructed
                 else "payload is the decoded entity body; Content-Encoding removed by citeledger"
             ),
@@ -192,9 +220,7 @@ class EvidenceStore:
             "WARC-Date": date,
             "WARC-Citeledger-Body-SHA256": body_sha,
             # The facts a reader is shown, recorded where the judgement reads them back.
-            "WARC-Citeledger-Requested-URI": str(r.identifier)
-            if r.reconstructed
-            else r.requested_url,
+            "WARC-Citeledger-Requested-URI": r.recorded_uri if r.reconstructed else r.requested_url,
             "WARC-Citeledger-Redirects": json.dumps(list(r.redirects)),
             "WARC-Citeledger-Status": str(r.status),
             "WARC-Citeledger-Content-Type": r.content_type or "",
@@ -307,7 +333,7 @@ def _write_snapshots(
 ) -> dict[tuple[int, int], tuple[str, str]]:
     """Each snapshot as a ``resource`` record bound to the capture it renders (seed 000: the
     snapshot is evidence of *this* retrieval, so it names the record and shares its date)."""
-    uri = str(r.identifier) if r.reconstructed else r.url
+    uri = r.recorded_uri
     made: dict[tuple[int, int], tuple[str, str]] = {}
     for shot in snapshots:
         digest = sha256_hex(shot.png)
@@ -350,8 +376,16 @@ def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any])
     before the ledger: a run killed in between leaves log lines no receipt names, which the
     judgement ignores.
     """
-    if not receipts:
-        return []
+    return history_batch(root, [(key, receipts)])[0]
+
+
+def history_batch(
+    root: str | os.PathLike[str], items: Sequence[tuple[str, Sequence[Any]]]
+) -> list[list[str]]:
+    """``history_entries`` for a batch of sources in one read, one append and one fsync (a
+    2,000-source run would otherwise re-read a growing log once per source)."""
+    if not any(receipts for _, receipts in items):
+        return [[] for _ in items]
     path = Path(root) / HISTORY
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -368,28 +402,33 @@ def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any])
         break
     start = "\n" if existing and not existing.endswith("\n") else ""
     lines: list[str] = []
-    for r in receipts:
-        line = json.dumps(
-            {
-                "key": key,
-                "identifier": r.identifier,
-                "quote_sha256": r.writer_quote_sha256,
-                "retrieved_at": r.retrieved_at,
-                "outcome": r.outcome,
-                "prev": prev,
-            },
-            ensure_ascii=False,
-            sort_keys=True,
-        )
-        lines.append(line)
-        prev = sha256_hex(line)
+    digests: list[list[str]] = []
+    for key, receipts in items:
+        mine = []
+        for r in receipts:
+            line = json.dumps(
+                {
+                    "key": key,
+                    "identifier": r.identifier,
+                    "quote_sha256": r.writer_quote_sha256,
+                    "retrieved_at": r.retrieved_at,
+                    "outcome": r.outcome,
+                    "prev": prev,
+                },
+                ensure_ascii=False,
+                sort_keys=True,
+            )
+            lines.append(line)
+            prev = sha256_hex(line)
+            mine.append(prev)
+        digests.append(mine)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
-    return [sha256_hex(line) for line in lines]
+    return digests
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ TOP_LEVEL_KEYS = (
 #: "verified" (:data:`ASSERTION_STATUSES`) is taken as a hand-written flag there.
 ASSERTION_FIELDS = ("verified", "checked", "status", "verified_at")
 ASSERTION_STATUSES = frozenset({"verified", "checked", "confirmed", "ok", "true", "yes", "done"})
-STRUCTURE_FIELDS = ("quotes", "withdrawn", "disputed", "audience")
+STRUCTURE_FIELDS = ("quotes", "withdrawn", "disputed", "audience", "local_copy")
 QUOTE_FIELDS = ("text", "id", "locator", "receipts", "reviews")
 REVIEW_FIELDS = ("date", "reviewer", "claim_sha256", "quote_sha256", "claim")
 RECORD_FIELDS = ("date", "reason", "source_says")
@@ -406,6 +406,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
     identifier: tuple[str, Node, Node] | None = None
     csl: dict[str, Any] = {}
     quotes_node: Node | None = None
+    local_copy: tuple[Node, Node] | None = None
     withdrawn = disputed = None
     audience: tuple[str, ...] = ()
     asserted: int | None = None  # the line of a hand-written "verified" flag on the source
@@ -435,6 +436,8 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
                 disputed = record
         elif name == "audience":
             audience = _audience(value, ctx, where)
+        elif name == "local_copy":
+            local_copy = (name_node, value)
         elif name in ASSERTION_FIELDS:
             asserted = line_of(name_node)
         elif name == "receipts":
@@ -449,7 +452,8 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
                 name_node,
                 _did_you_mean(name, _SOURCE_CANDIDATES, _SOURCE_ALIASES)
                 or "remove it: a source takes one identifier (url, doi, arxiv, isbn, file), "
-                f"CSL-JSON fields, quotes, withdrawn, disputed and audience (see {FORMAT_DOC})",
+                "CSL-JSON fields, quotes, local_copy, withdrawn, disputed and audience "
+                f"(see {FORMAT_DOC})",
             )
     if identifier is None:
         hint = ""
@@ -465,6 +469,7 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
             f"add exactly one of url:, doi:, arxiv:, isbn: or file:{hint}",
         )
     ident = _identifier(*identifier, ctx, key)
+    copy = _local_copy(*local_copy, ident, ctx, key) if local_copy is not None else None
     quotes = _quotes(quotes_node, asserted, ctx, key) if quotes_node is not None else ()
     return Source(
         key=key,
@@ -474,8 +479,32 @@ def _source(key: str, key_node: Node, node: Node, ctx: _Ctx) -> Source:
         withdrawn=withdrawn,
         disputed=disputed,
         audience=audience,
+        local_copy=copy,
         line=line_of(key_node),
+        local_copy_line=line_of(local_copy[0]) if local_copy is not None else None,
     )
+
+
+def _local_copy(name_node: Node, node: Node, ident: Identifier, ctx: _Ctx, key: str) -> str:
+    """The writer's copy of the work: a file inside the ledger's folder, like ``file:``.
+
+    Only its name is checked here; a missing file is verify's to say (a ledger stays readable
+    by the build on a machine that does not hold the writer's PDFs).
+    """
+    if ident.kind == "file":
+        raise ctx.error(
+            f"source '{key}' has local_copy: but its identifier is already a file",
+            name_node,
+            "remove local_copy: (a file: source is read from that file)",
+        )
+    if _is_null(node) or not isinstance(node, ScalarNode) or not scalar_text(node).strip():
+        raise ctx.error(
+            f"the local_copy of source '{key}' must be a path",
+            node if not _is_null(node) else name_node,
+            "write the path of your copy of the work, relative to the ledger, e.g. "
+            "local_copy: papers/smith2020.pdf",
+        )
+    return _file_path(scalar_text(node), node, ctx, key, label="local_copy")
 
 
 def _identifier(kind: str, name_node: Node, node: Node, ctx: _Ctx, key: str) -> Identifier:
@@ -501,13 +530,13 @@ def _identifier(kind: str, name_node: Node, node: Node, ctx: _Ctx, key: str) -> 
         raise ctx.error(f"source '{key}': {e.problem}", node, e.fix) from None
 
 
-def _file_path(raw: str, node: Node, ctx: _Ctx, key: str) -> str:
+def _file_path(raw: str, node: Node, ctx: _Ctx, key: str, *, label: str = "file") -> str:
     value = raw.strip()
     if "://" in value:
         raise ctx.error(
-            f"the file of source '{key}' is a URL ({value})",
+            f"the {label} of source '{key}' is a URL ({value})",
             node,
-            "write url: for a web address, or a path relative to the ledger for file:",
+            f"write url: for a web address, or a path relative to the ledger for {label}:",
         )
     if ctx.allow_outside:
         return value
@@ -516,13 +545,13 @@ def _file_path(raw: str, node: Node, ctx: _Ctx, key: str) -> str:
         "it, or set allow_files_outside: true at the top of the ledger"
     )
     if os.path.isabs(value) or value.startswith("~"):
-        raise ctx.error(f"the file of source '{key}' is an absolute path ({value})", node, fix)
+        raise ctx.error(f"the {label} of source '{key}' is an absolute path ({value})", node, fix)
     root = os.path.normpath(ctx.root)
     target = os.path.normpath(os.path.join(root, value))
     real_root = os.path.realpath(root)
     if not _inside(target, root) or not _inside(os.path.realpath(target), real_root):
         raise ctx.error(
-            f"the file of source '{key}' ({value}) is outside the ledger's folder", node, fix
+            f"the {label} of source '{key}' ({value}) is outside the ledger's folder", node, fix
         )
     return value
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import re
 import subprocess
 import sys
@@ -118,18 +119,96 @@ def _has_no_entry(path: Path) -> bool:
 
 
 def import_bibliography(ledger_path: str, bibliography: str) -> int:
-    """BibTeX/BibLaTeX/CSL-JSON → ledger sources, via pandoc's own bibliography reader."""
+    """BibTeX/BibLaTeX/CSL-JSON → ledger sources, via pandoc's own bibliography reader.
+
+    An entry's attached file (the ``file`` field reference managers write, read from the raw
+    .bib because pandoc drops it) becomes the source's ``local_copy:``: verify then checks the
+    quotes against the writer's copy, and the DOI stays the source's identifier.
+    """
     items = read_bibliography(bibliography)
-    existing = (
-        set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
-    )
+    led = ledger_mod.load_ledger(ledger_path) if Path(ledger_path).exists() else None
+    existing = set(led.sources) if led is not None else set()
     held, refused = plan_import(ledger_path, items, existing)
     for key, why in refused:
         print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
+    notes = attach_local_copies(
+        ledger_path, held, bibliography, led.allow_files_outside if led is not None else False
+    )
+    for _key, note in notes:
+        print(visible(note), file=sys.stderr)
     write_sources(ledger_path, held)
     added, skipped = len(held), len(refused)
-    print(f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported)")
+    copies = sum(1 for f in held.values() if "local_copy" in f)
+    with_copies = f"; {copies} with a local copy" if copies else ""
+    print(
+        f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported"
+        f"{with_copies})"
+    )
     return 0
+
+
+def attach_local_copies(
+    ledger_path: str,
+    held: dict[str, dict[str, Any]],
+    bibliography: str,
+    allow_outside: bool = False,
+) -> list[tuple[str, str]]:
+    """Give each entry of ``held`` whose .bib ``file`` field names an existing file inside the
+    project its ``local_copy:`` (relative to the ledger); one note (key, line) per attached
+    file that cannot be used. The entry is imported either way."""
+    bib = Path(bibliography)
+    if bib.suffix.lower() == ".json" or not held:
+        return []
+    from citeledger.ledger.bibfiles import file_fields
+
+    attached = file_fields(bib.read_text("utf-8", "replace"))
+    root = Path(os.path.abspath(ledger_path)).parent
+    notes: list[tuple[str, str]] = []
+    for key, fields in held.items():
+        found = attached.get(key)
+        if found is None or not found.attached:
+            continue
+        where = f"{bibliography}:{found.line}"
+        copy, why = _local_copy(found.attached, bib.parent, root, allow_outside)
+        if copy is None:
+            notes.append((key, f"{where}: @{key}: {why}; imported without a local copy"))
+            continue
+        trial = {**fields, "local_copy": copy}
+        try:
+            check_source(ledger_path, key, trial)
+        except LedgerError as e:
+            notes.append((key, f"{where}: @{key}: {e.message}; imported without a local copy"))
+            continue
+        held[key] = trial
+    return notes
+
+
+def _local_copy(
+    attached: Sequence[Any], bib_dir: Path, root: Path, allow_outside: bool
+) -> tuple[str | None, str | None]:
+    """The first attached file that exists (PDFs first), relative to the ledger's folder."""
+    from citeledger.confine import inside
+
+    ordered = sorted(attached, key=lambda a: not a.is_pdf)
+    outside: str | None = None
+    for a in ordered:
+        given = Path(a.path)
+        # Mendeley drops the leading / of an absolute path on Linux and macOS
+        tries = [given] if given.is_absolute() else [bib_dir / given, Path("/") / given]
+        for path in tries:
+            if not path.is_file():
+                continue
+            if not allow_outside and not inside(path, [root]):
+                outside = outside or a.path
+                continue
+            return os.path.relpath(os.path.realpath(path), os.path.realpath(root)), None
+    if outside is not None:
+        return None, (
+            f"the attached file {outside} is outside the project ({root}); move it inside "
+            "to check against it"
+        )
+    names = ", ".join(a.path for a in attached)
+    return None, f"the attached file {names} was not found (relative to the .bib's folder)"
 
 
 def write_sources(ledger_path: str, held: Mapping[str, Mapping[str, Any]]) -> None:

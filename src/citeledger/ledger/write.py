@@ -413,23 +413,8 @@ def append_receipts(
             )
             expected[key] = dataclasses.replace(source, quotes=tuple(quotes))
             spath, snode = _source_path(txn, key)
-            q = _pair_index(snode, "quotes")
-            assert q is not None
-            quote = snode.value[q][1].value[quote_index]
-            qpath = (*spath, q, quote_index)
-            _refuse_shared(txn.text, txn.node, qpath, key, quote_index, txn.path)
-            r = _pair_index(quote, "receipts") if isinstance(quote, MappingNode) else None
-            if r is not None and not _is_null(quote.value[r][1]):
-                appends.append(Append((*qpath, r), items=tuple(receipts)))
-            elif r is not None:  # `receipts:` with nothing after it
-                raise LedgerError(
-                    f"quote {quote_index + 1} of source '{key}' has an empty receipts: line",
-                    file=txn.path,
-                    line=line_of(quote.value[r][0]),
-                    fix="delete the empty receipts: line (citeledger writes it)",
-                )
-            else:
-                appends.append(Append(qpath, pairs=(("receipts", receipts),)))
+            where = (key, quote_index, txn.path)
+            appends.append(receipts_append(txn.text, txn.node, spath, snode, where, receipts))
         old = txn.ledger
         _write_appends(txn, appends, lambda _, new: _unchanged_except(old, new, expected))
     written = txn.written
@@ -444,8 +429,48 @@ def append_receipts(
     return out
 
 
+def receipts_append(
+    text: str,
+    root: Node | None,
+    spath: tuple[int, ...],
+    snode: MappingNode,
+    where: tuple[str, int, str],
+    receipts: Sequence[Mapping[str, Any]],
+) -> Append:
+    """The append that adds ``receipts`` to quote ``where[1]`` of the source at ``spath``: to
+    its ``receipts:`` list, or a new list when it has none. ``where`` is (key, index, file)."""
+    key, quote_index, file = where
+    q = _pair_index(snode, "quotes")
+    assert q is not None
+    quote = snode.value[q][1].value[quote_index]
+    qpath = (*spath, q, quote_index)
+    _refuse_shared(text, root, qpath, key, quote_index, file)
+    r = _pair_index(quote, "receipts") if isinstance(quote, MappingNode) else None
+    if r is not None and not _is_null(quote.value[r][1]):
+        return Append((*qpath, r), items=tuple(receipts))
+    if r is not None:  # `receipts:` with nothing after it
+        raise LedgerError(
+            f"quote {quote_index + 1} of source '{key}' has an empty receipts: line",
+            file=file,
+            line=line_of(quote.value[r][0]),
+            fix="delete the empty receipts: line (citeledger writes it)",
+        )
+    return Append(qpath, pairs=(("receipts", receipts),))
+
+
 _HEAD_LINE = re.compile(r"^history_head:[ \t]*([0-9a-f]*)[ \t]*$", re.M)
 _SOURCES_LINE = re.compile(r"^sources:", re.M)
+
+
+def with_head(text: str, head: str) -> str:
+    """``text`` with its ``history_head:`` line set to ``head`` (added before ``sources:``)."""
+    found = _HEAD_LINE.search(text)
+    if found:
+        return text[: found.start(1)] + head + text[found.end(1) :]
+    at = _SOURCES_LINE.search(text)
+    cut = at.start() if at else len(text)
+    gap = "" if cut == 0 or text[cut - 1] == "\n" else "\n"
+    return f"{text[:cut]}{gap}history_head: {head}\n{text[cut:]}"
 
 
 def set_history_head(
@@ -459,15 +484,7 @@ def set_history_head(
     ``edit_ledger``.
     """
     with _transaction(path, False, lock_timeout) as txn:
-        text = txn.text
-        found = _HEAD_LINE.search(text)
-        if found:
-            new = text[: found.start(1)] + head + text[found.end(1) :]
-        else:
-            at = _SOURCES_LINE.search(text)
-            cut = at.start() if at else len(text)
-            gap = "" if cut == 0 or text[cut - 1] == "\n" else "\n"
-            new = f"{text[:cut]}{gap}history_head: {head}\n{text[cut:]}"
+        new = with_head(txn.text, head)
         try:
             led = _validated(txn, new)
         except LedgerError:

@@ -65,6 +65,9 @@ def entry_json(entry: Entry) -> dict[str, Any]:
     if not restricted and j.source is not None:
         out["title"] = j.source.title
         out["identifier"] = str(j.source.identifier)
+    if not restricted and j.receipt is not None and j.receipt.local_copy:
+        # the text was the writer's own copy of the work, not what the identifier serves
+        out["local_copy"] = j.receipt.local_copy
     if not restricted and j.receipt is not None and j.receipt.quote:
         out["source_quote"] = j.receipt.quote
     if not restricted and j.receipt is not None and j.receipt.outcome == "found":

@@ -12,6 +12,8 @@ request it was not given, other than that one full-text GET the plan announces.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -41,8 +43,13 @@ async def fetch_all(
     resolver: Resolver | None = None,
     backend: httpcore.AsyncNetworkBackend | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    keep: bool = True,
 ) -> list[FetchOutcome]:
     """Retrieve every request; outcomes come back in the order of ``requests``.
+
+    ``keep=False`` returns nothing and holds no outcome after its ``on_done``: a caller that
+    handles each outcome there (verify) then never holds every body of a large run at once.
+    Local files are read a window at a time, each held until its ``on_done`` has returned.
 
     ``on_done(outcome)`` (sync or async) runs as each finishes; if it raises, the rest are
     cancelled and the exception propagates. ``resolver`` and ``backend`` replace DNS and the
@@ -56,15 +63,18 @@ async def fetch_all(
     results: list[FetchOutcome | None] = [None] * len(reqs)
     courtesy = Courtesy(config)
     chosen = transport or guarded_transport(config, resolver=resolver, backend=backend)
+    window = asyncio.Semaphore(max(16, 4 * config.concurrency))  # local bodies held at once
     async with client_for(config, chosen) as client:
 
         async def run(i: int, req: FetchRequest) -> None:
-            outcome = await fetch_one(client, req, config, courtesy)
-            results[i] = outcome
-            if on_done is not None:
-                done = on_done(outcome)
-                if inspect.isawaitable(done):
-                    await done
+            async with window if _local(req) else contextlib.nullcontext():
+                outcome = await fetch_one(client, req, config, courtesy)
+                if keep:
+                    results[i] = outcome
+                if on_done is not None:
+                    done = on_done(outcome)
+                    if inspect.isawaitable(done):
+                        await done
 
         tasks = [asyncio.create_task(run(i, r)) for i, r in enumerate(reqs)]
         try:
@@ -75,6 +85,14 @@ async def fetch_all(
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     return [r for r in results if r is not None]
+
+
+def _local(req: FetchRequest) -> bool:
+    """A local file (no host to be courteous to, so only the window limits its reads)."""
+    try:
+        return provider_for(req.identifier).local
+    except RetrievalError:  # an unknown kind: fetch_one makes it an outcome
+        return False
 
 
 def fetch_all_sync(
@@ -102,10 +120,13 @@ async def _fetch_one(
     client: httpx.AsyncClient, req: FetchRequest, config: RetrieveConfig, courtesy: Courtesy
 ) -> FetchOutcome:
     provider = provider_for(req.identifier)
-    if provider.local:
-        retrieval = await asyncio.to_thread(
-            provider.read_local, req.identifier, req.root, req.allow_files_outside, config
-        )
+    if provider.local or req.local_copy is not None:
+        if req.local_copy is not None:
+            retrieval = await asyncio.to_thread(read_local_copy, req, config)
+        else:
+            retrieval = await asyncio.to_thread(
+                provider.read_local, req.identifier, req.root, req.allow_files_outside, config
+            )
         return FetchOutcome(
             req,
             retrieval=retrieval,
@@ -175,6 +196,21 @@ async def _fetch_one(
         if is_html(text):
             common["fulltext_error"] = NO_LINK
     return FetchOutcome(req, retrieval=_retrieval(req, text, metadata), **common)
+
+
+def read_local_copy(req: FetchRequest, config: RetrieveConfig) -> Retrieval:
+    """The writer's local copy of the work, read as a ``file:`` source is (same confinement,
+    caps and errors), recorded under the source's own identifier: nothing is sent for it,
+    not even the registry's metadata."""
+    assert req.local_copy is not None
+    local = Identifier("file", req.local_copy)
+    try:
+        read = provider_for(local).read_local(local, req.root, req.allow_files_outside, config)
+    except RetrievalError as exc:
+        raise RetrievalError(
+            f"the local copy {req.local_copy}: {exc.message}", kind=exc.kind, fix=exc.fix
+        ) from None
+    return dataclasses.replace(read, identifier=req.identifier, local_copy=req.local_copy)
 
 
 NO_LINK = (

@@ -28,6 +28,9 @@ class FetchRequest:
     last_modified: str | None = None  # from the previous receipt → If-Modified-Since
     root: str | None = None  # the ledger's folder, for file: identifiers
     allow_files_outside: bool = False
+    # the writer's copy of the work (a path relative to ``root``): read from disk instead of
+    # sending anything for this identifier, which stays the source's name
+    local_copy: str | None = None
 
     def conditional_headers(self) -> dict[str, str]:
         headers: dict[str, str] = {}

@@ -42,6 +42,8 @@ class Plan:
     max_attempts: int
     max_redirects: int
     host_intervals: Mapping[str, float] = field(default_factory=dict)
+    # sources read from the writer's local copy (identifier, path): nothing sent for them
+    local_copies: tuple[tuple[Identifier, str], ...] = ()
     sends_only_identifiers: bool = True  # by construction: FetchRequest cannot carry prose
 
     @property
@@ -112,6 +114,8 @@ class Plan:
                 f"Read from disk, no network: {len(self.local)} "
                 f"file{'s' if len(self.local) != 1 else ''}."
             )
+        for ident, path in self.local_copies:
+            lines.append(f"Read from local copy, no network: {ident} ← {path}")
         for _ident, why in self.invalid:
             lines.append(f"Not retrieved: {why}")
         for ident, why in self.refused:
@@ -134,8 +138,12 @@ def plan(
     local: list[Identifier] = []
     invalid: list[tuple[Identifier, str]] = []
     refused: list[tuple[Identifier, str]] = []
+    copies: list[tuple[Identifier, str]] = []
     for item in identifiers:
         ident = item.identifier if isinstance(item, FetchRequest) else item
+        if isinstance(item, FetchRequest) and item.local_copy is not None:
+            copies.append((ident, item.local_copy))  # read from disk: no call at all
+            continue
         try:
             provider = provider_for(ident)
             if provider.local:
@@ -172,4 +180,5 @@ def plan(
         max_attempts=config.max_attempts,
         max_redirects=config.max_redirects,
         host_intervals=dict(config.host_intervals),
+        local_copies=tuple(copies),
     )

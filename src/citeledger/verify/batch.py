@@ -1,12 +1,11 @@
 """Receipts of finished sources, written to the ledger together rather than one source at a time.
 
-Every write of the ledger reads, validates and rewrites the whole file, so writing after each
-source makes a run quadratic in the ledger's size (a 2,000-source run spent its time rewriting
-the ledger). A batch is written when it holds ``every`` sources, when ``seconds`` have passed
-since the last write (stretched to four times what the last write cost, so writing stays
-a small part of the run however large the ledger), and at the end.
-An interrupted run loses at most the unwritten batch; each write
-is still one locked, atomic ledger write, so the ledger always loads.
+A batch is written when it holds ``every`` sources, when ``seconds`` have passed since the last
+write (stretched to four times what the last write cost, so writing stays a small part of the
+run however large the ledger), and at the end. The ledger is parsed once per run
+(``ledger.held``): a write costs the sources it touches plus one atomic file write, never a
+parse of the whole ledger. An interrupted run loses at most the unwritten batch; each write
+is one locked, atomic ledger write, so the ledger always loads.
 """
 
 from __future__ import annotations
@@ -18,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citeledger import ledger as ledger_mod
 from citeledger.evidence import leftovers
-from citeledger.evidence.store import history_entries
+from citeledger.evidence.store import history_batch
+from citeledger.ledger.held import HeldLedger
 from citeledger.model import Receipt, Source
 from citeledger.verify.receipts import sign_receipts
 
@@ -43,17 +42,20 @@ class ReceiptBatch:
     ledger_path: str
     evidence_dir: str
     signer: Any
+    store: Any = None  # evidence.store.EvidenceStore: its folders are fsynced before each write
     every: int = EVERY
     seconds: float = SECONDS
     clock: Callable[[], float] = time.monotonic
     items: list[Finished] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)  # leftovers notes these receipts settle
     head: str | None = None  # the newest history entry written
+    head_written: str | None = None  # the history_head the ledger holds, when a write set it
     _last: float = field(default=0.0)
     _cost: float = field(default=0.0)
 
     def __post_init__(self) -> None:
         self._last = self.clock()
+        self._held = HeldLedger(self.ledger_path)  # parsed once, not once per write
 
     def add(self, done: Sequence[Finished], digest: str | None) -> None:
         self.items.extend(done)
@@ -71,26 +73,30 @@ class ReceiptBatch:
         return items, digests
 
     def write(self, items: Sequence[Finished], digests: Sequence[str]) -> list[Finished]:
-        """Chain, sign and append the receipts of ``items`` in one ledger write; then drop the
-        leftovers notes they settle. Returns the items as written."""
+        """Chain, sign and append the receipts of ``items`` in one ledger write (with the newest
+        history entry as ``history_head``); then drop the leftovers notes they settle. Returns
+        the items as written."""
         start = self.clock()
         written: list[Finished] = []
         entries: list[tuple[str, int, Receipt]] = []
-        for item in items:
-            receipts = list(item.receipts)
-            chained = history_entries(self.evidence_dir, item.source.key, [r for _, r in receipts])
+        chains = history_batch(
+            self.evidence_dir, [(i.source.key, [r for _, r in i.receipts]) for i in items]
+        )
+        for item, chained in zip(items, chains, strict=True):
             receipts = [
                 (i, dataclasses.replace(r, history=d))
-                for (i, r), d in zip(receipts, chained, strict=True)
+                for (i, r), d in zip(item.receipts, chained, strict=True)
             ]
             receipts = sign_receipts(receipts, self.signer)
             if chained:
                 self.head = chained[-1]
             entries += [(item.source.key, i, r) for i, r in receipts]
             written.append(dataclasses.replace(item, receipts=receipts))
-        ledger_mod.append_receipts(self.ledger_path, entries)
-        for digest in digests:
-            leftovers.forget(Path(self.evidence_dir), digest)
+        if self.store is not None:  # the evidence these receipts name survives a power cut
+            self.store.sync_folders()
+        if self._held.append(entries, self.head):
+            self.head_written = self.head
+        leftovers.forget_all(Path(self.evidence_dir), digests)
         self._last = self.clock()
         self._cost = self._last - start
         return written

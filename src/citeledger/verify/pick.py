@@ -180,9 +180,10 @@ def _retrieve(
     from citeledger import retrieve
     from citeledger.verify.bounded import run_bounded
     from citeledger.verify.receipts import analyse
-    from citeledger.verify.run import _confirm, _request, load_config
+    from citeledger.verify.run import _confirm, _request, load_config, refuse_missing_copies
 
     config = load_config(config_path, allow_private)
+    refuse_missing_copies(led, [source])
     request = _request(retrieve.FetchRequest, led, [source], False)
     out.write(visible(retrieve.plan([request], config).describe()) + "\n")
     if not _confirm("Send this request? [y/N] ", assume_yes, out):

@@ -268,7 +268,8 @@ def receipts_for_capture(
     retrieval, stored, extracted = cap.retrieval, cap.stored, cap.extracted
     # A local file is named as the ledger names it: an absolute file:// path would publish the
     # writer's folder layout in a shared ledger and break when the project moves.
-    where = str(source.identifier) if retrieval.reconstructed else None
+    # The writer's local copy of a DOI is named as ``file:PATH`` and said in ``local_copy``.
+    where = retrieval.recorded_uri if retrieval.reconstructed else None
     base: dict[str, Any] = {
         "identifier": str(source.identifier),
         "retrieved_at": retrieval.retrieved_at,
@@ -284,6 +285,7 @@ def receipts_for_capture(
         "etag": _header(retrieval.response_headers, "etag"),
         "last_modified": _header(retrieval.response_headers, "last-modified"),
         "fulltext_error": fulltext_error,
+        "local_copy": retrieval.local_copy,
     }
     base.update(_metadata_fields(source, metadata or retrieval.metadata))
     if cap.reason is not None or extracted is None:

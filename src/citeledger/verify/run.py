@@ -152,7 +152,8 @@ def execute(
     # One request per identifier: two sources citing the same page share one retrieval.
     groups: dict[str, list[Source]] = {}
     for s in sources:
-        groups.setdefault(str(s.identifier), []).append(s)
+        groups.setdefault(request_key(s), []).append(s)
+    refuse_missing_copies(led, sources)  # before any request: the writer's own input is wrong
     requests = [_request(retrieve.FetchRequest, led, same, conditional) for same in groups.values()]
     out.write(visible(retrieve.plan(requests, config).describe()) + "\n")
     if dry_run:
@@ -161,16 +162,16 @@ def execute(
     if not _confirm("Send these requests? [y/N] ", assume_yes, out):
         out.write("citeledger: nothing was sent\n")
         return 1
-    store = EvidenceStore(led.evidence_dir)
+    store = EvidenceStore(led.evidence_dir, batched_folder_sync=True)
     from citeledger.evidence.signing import load_signer
 
-    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer())
+    batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer(), store)
     tally = Tally()
     with (
         run_lock(led, verb, out),
         Progress(out, len(requests), verb) as progress,
         WorkerPool(config.extraction_limits) as pool,
-        ThreadPoolExecutor(pool.size) as threads,
+        ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
     ):
         writing = asyncio.Lock()
 
@@ -216,7 +217,7 @@ def execute(
 
         finished = False
         try:
-            retrieve.fetch_all_sync(requests, config, on_done=on_done)
+            retrieve.fetch_all_sync(requests, config, on_done=on_done, keep=False)
             finished = True
         finally:
             items, digests = batch.take()  # the last batch, also when interrupted
@@ -226,7 +227,7 @@ def execute(
                 except Exception:
                     if finished:
                         raise
-            if batch.head:
+            if batch.head and batch.head != batch.head_written:
                 _record_head(ledger_path, batch.head)
     out.write(visible(tally.render(verb)) + "\n")
     return 0
@@ -318,6 +319,34 @@ def verify_outcome(
 VERIFY = Mode("verify", verify_outcome, select_sources)
 
 
+def request_key(source: Source) -> str:
+    """One retrieval per identifier; a source read from a local copy is its own retrieval."""
+    if source.local_copy is not None:
+        return f"{source.identifier} <- file:{source.local_copy}"
+    return str(source.identifier)
+
+
+def refuse_missing_copies(led: Ledger, sources: Sequence[Source]) -> None:
+    """A ``local_copy`` that is not a file is the writer's to fix: one line, nothing sent.
+
+    Checked here and not when the ledger is read, so a build on a machine without the writer's
+    PDFs still reads the ledger.
+    """
+    for s in sources:
+        if s.local_copy is None:
+            continue
+        path = Path(led.root) / s.local_copy
+        if not path.is_file():
+            what = "is a folder, not a file" if path.is_dir() else "does not exist"
+            raise CiteledgerError(
+                f"the local_copy of source '{s.key}' ({s.local_copy}) {what}; nothing was sent",
+                file=led.path,
+                line=s.local_copy_line or s.line,
+                fix="put your copy of the work there (relative to the ledger's folder), or "
+                "remove the local_copy: line to retrieve the source through its identifier",
+            )
+
+
 def _request(make: Any, led: Ledger, same: Sequence[Source], conditional: bool) -> Any:
     """What is sent: the identifier and, on a recheck, the previous response's validators.
 
@@ -328,7 +357,8 @@ def _request(make: Any, led: Ledger, same: Sequence[Source], conditional: bool) 
     prev = prevs[0] if len({p.body_sha256 if p else None for p in prevs}) == 1 else None
     return make(
         identifier=same[0].identifier,
-        key=str(same[0].identifier),
+        key=request_key(same[0]),
+        local_copy=same[0].local_copy,
         etag=prev.etag if prev else None,
         last_modified=prev.last_modified if prev else None,
         root=led.root,

@@ -1,0 +1,140 @@
+"""verify of url sources on a loopback HTTP server, against a bare httpx loop on the same pages.
+
+A threaded HTTP/1.1 server on 127.0.0.1 (an ephemeral port; nothing leaves the machine) serves
+N text pages of ~6 KB, optionally answering each request after a delay (``--latency``, 50 ms
+by default for the second pass). The real CLI, ``citeledger verify --yes --allow-private``, runs
+on a ledger of N url sources on it; then a bare loop in this process GETs the same N pages with
+one ``httpx.AsyncClient`` and the same per-host concurrency as verify (its default, 2) and reads
+each body. Both are timed in the same run, and the figure is the ratio of their throughputs
+(target ≥ 0.7×). Run: ``.venv/bin/python bench/bench_verify_http.py [--pages N] [--latency S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+
+from citeledger.ledger import load_ledger
+from citeledger.retrieve import RetrieveConfig
+
+LOOPBACK = "127.0.0.1"
+
+
+def page(i: int) -> bytes:
+    filler = " ".join(f"word{i}x{j}" for j in range(700))
+    text = f"Page {i}. {filler[:3000]} The passage number {i} is here. {filler[3000:6000]}\n"
+    return text.encode()
+
+
+class Pages(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real server
+    disable_nagle_algorithm = True  # headers and body are two writes: no delayed-ACK stall
+    latency = 0.0
+
+    def do_GET(self) -> None:
+        try:
+            i = int(self.path.rsplit("/", 1)[-1].removeprefix("page").removesuffix(".txt"))
+        except ValueError:
+            self.send_error(404)
+            return
+        if self.latency:
+            time.sleep(self.latency)
+        body = page(i)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def server(latency: float) -> Iterator[str]:
+    handler = type("Handler", (Pages,), {"latency": latency})
+    httpd = ThreadingHTTPServer((LOOPBACK, 0), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOOPBACK}:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def run_verify(base: str, n: int) -> tuple[float, int]:
+    """Wall seconds of one real verify of n url sources, and the found receipts it wrote."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        lines = ["citeledger: 1", "sources:"]
+        for i in range(n):
+            lines += [f"  s{i}:", f"    url: {base}/page{i}.txt", "    quotes:"]
+            lines += [f"      - text: The passage number {i} is here."]
+        ledger = folder / "citeledger.yaml"
+        ledger.write_text("\n".join(lines) + "\n", "utf-8")
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "citeledger.cli", "verify", "--yes", "--allow-private"],
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+        wall = time.perf_counter() - start
+        led = load_ledger(ledger)
+        latest = [q.latest for s in led.sources.values() for q in s.quotes]
+        found = sum(1 for r in latest if r is not None and r.outcome == "found")
+    return wall, found
+
+
+async def bare(base: str, n: int, per_host: int) -> float:
+    """GET every page with one client and ``per_host`` requests in flight; wall seconds."""
+    gate = asyncio.Semaphore(per_host)
+
+    async def one(client: httpx.AsyncClient, i: int) -> None:
+        async with gate:
+            response = await client.get(f"{base}/page{i}.txt")
+            response.raise_for_status()
+            await response.aread()
+
+    start = time.perf_counter()
+    async with httpx.AsyncClient(trust_env=False) as client:
+        await asyncio.gather(*(one(client, i) for i in range(n)))
+    return time.perf_counter() - start
+
+
+def compare(n: int, latency: float) -> None:
+    per_host = RetrieveConfig().per_host_concurrency
+    with server(latency) as base:
+        wall, found = run_verify(base, n)
+        loop = asyncio.run(bare(base, n, per_host))
+    label = f"{n} pages, {latency * 1000:.0f} ms latency, {per_host} per host"
+    print(f"verify, {label}: {wall:.2f} s ({n / wall:.0f} pages/s, {found} found)")
+    print(f"bare httpx loop, {label}: {loop:.2f} s ({n / loop:.0f} pages/s)")
+    print(f"throughput ratio verify / bare httpx: {loop / wall:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds, second pass")
+    args = parser.parse_args()
+    compare(args.pages, 0.0)
+    if args.latency:
+        compare(args.pages, args.latency)
+
+
+if __name__ == "__main__":
+    main()
