@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
 from citeledger.build.names import FILTER_WORDS, is_tool_output
@@ -74,12 +75,12 @@ class Flat:
         unverified: bool = False,
         claim: bool = True,
     ) -> None:
-        for ch in s:
-            self.chars.append(ch)
-            self.kinds.append(kind)
-            self.prov.append(prov or unverified)
-            self.unv.append(unverified)
-            self.claim.append(claim)
+        n = len(s)  # a run at a time: a block is flattened once, but it has many characters
+        self.chars.extend(s)
+        self.kinds.extend((kind,) * n)
+        self.prov.extend((prov or unverified,) * n)
+        self.unv.extend((unverified,) * n)
+        self.claim.extend((claim,) * n)
 
 
 @dataclass(frozen=True)
@@ -118,16 +119,22 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
     kind = MUTED if at.muted else TEXT
     words = not at.filters
     unv = at.unverified
+    run: list[str] = []  # words and spaces in a row: added as one run (they share their flags)
     for node in inlines:
         if not isinstance(node, Mapping):
             continue
         t = node.get("t")
         c: Any = node.get("c")
         if t == "Str":
-            flat.add(c, kind, unverified=unv, claim=words)
-        elif t in ("Space", "SoftBreak"):
-            flat.add(" ", kind, unverified=unv, claim=words)
-        elif t == "LineBreak":
+            run.append(c)
+            continue
+        if t in ("Space", "SoftBreak"):
+            run.append(" ")
+            continue
+        if run:
+            flat.add("".join(run), kind, unverified=unv, claim=words)
+            run.clear()
+        if t == "LineBreak":
             flat.add("\n", BREAK)
         elif t in _WRAPPERS:
             _inlines(c, flat, at)
@@ -165,6 +172,8 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
             prov = _has_cite(c, False, at)
             flat.add(NOTE_MARK, NOTE, prov=prov, unverified=unv, claim=False)
         # Image (alt text), RawInline: not prose
+    if run:
+        flat.add("".join(run), kind, unverified=unv, claim=words)
 
 
 def _with(at: _In, **changes: Any) -> _In:
@@ -263,6 +272,17 @@ def span_at(spans: Sequence[tuple[int, int]], pos: int) -> tuple[int, int]:
 
 def claim_text(flat: Flat, lo: int, hi: int) -> str:
     """The words of a sentence as a claim reads them: without citations and the filter's words."""
+    if BREAK not in flat.kinds[lo:hi]:  # the common case, a run at a time
+        cuts = sorted(k for k in flat.inserts if lo <= k < hi)
+        parts: list[str] = []
+        at = lo
+        for k in cuts:
+            parts += (*compress(flat.chars[at:k], flat.claim[at:k]), flat.inserts[k])
+            at = k
+        parts += compress(flat.chars[at:hi], flat.claim[at:hi])
+        if hi == len(flat.chars) and flat.inserts.get(hi):
+            parts.append(flat.inserts[hi])
+        return "".join(parts)
     out: list[str] = []
     for k in range(lo, hi):
         insert = flat.inserts.get(k)
