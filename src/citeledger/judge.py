@@ -301,17 +301,12 @@ class Judge:
                 "This receipt's entry is gone from the evidence store's history log: the log "
                 "was cut, so a later check may have been removed." + again
             )
-        mine = [
-            (i, e)
-            for i, e in enumerate(chain.entries)
-            if (e.key, e.identifier, e.quote_sha256)
-            == (key, receipt.identifier, receipt.writer_quote_sha256)
-        ]
+        mine = chain.of_quote(key, receipt.identifier, receipt.writer_quote_sha256)
         if receipt.history is not None:
-            if mine and mine[-1][1].digest != receipt.history:
+            if mine and mine[-1].digest != receipt.history:
                 return (
                     f"The evidence store logged a later check of this quote "
-                    f"({mine[-1][1].outcome}) than the ledger's newest receipt: a receipt was "
+                    f"({mine[-1].outcome}) than the ledger's newest receipt: a receipt was "
                     "removed from the ledger (or a run was killed before writing it)." + again
                 )
             return None
@@ -324,7 +319,7 @@ class Judge:
         if logged > kept:
             return (
                 f"The evidence store logged {logged} checks of this quote, the ledger keeps "
-                f"{kept} (the newest logged: {mine[-1][1].outcome}): a receipt was removed from "
+                f"{kept} (the newest logged: {mine[-1].outcome}): a receipt was removed from "
                 "the ledger." + again
             )
         return None

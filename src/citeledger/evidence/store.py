@@ -29,6 +29,7 @@ import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -410,10 +411,26 @@ class History:
     present: bool = False
 
     def index(self, digest: str | None) -> int | None:
+        return self._positions.get(digest) if digest is not None else None
+
+    def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
+        """The entries logged for one quote of one source, oldest first."""
+        return self._by_quote.get((key, identifier, quote_sha256), [])
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        """Where each digest first stands: a build asks once per citation, so not a scan."""
+        positions: dict[str, int] = {}
         for i, e in enumerate(self.entries):
-            if e.digest == digest:
-                return i
-        return None
+            positions.setdefault(e.digest, i)
+        return positions
+
+    @cached_property
+    def _by_quote(self) -> dict[tuple[str, str, str], list[HistoryEntry]]:
+        groups: dict[tuple[str, str, str], list[HistoryEntry]] = {}
+        for e in self.entries:
+            groups.setdefault((e.key, e.identifier, e.quote_sha256), []).append(e)
+        return groups
 
 
 class EvidenceReader:
