@@ -19,6 +19,7 @@ It must never do I/O and never change the inlines it is given.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
@@ -36,6 +37,7 @@ ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
 
 _TERMINAL = frozenset(".!?…‽")
 _CLOSERS = frozenset("\"'”’»)]}")
+_CANDIDATE = re.compile("[" + re.escape("".join(sorted(_TERMINAL))) + "\n]")
 NOTE_MARK = "\u2063"  # zero-width stand-in for a footnote marker; never shown
 
 # character kinds in a flattened block
@@ -121,7 +123,7 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
     unv = at.unverified
     run: list[str] = []  # words and spaces in a row: added as one run (they share their flags)
     for node in inlines:
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):  # a JSON AST: dicts (and abc checks are slow)
             continue
         t = node.get("t")
         c: Any = node.get("c")
@@ -237,23 +239,21 @@ def split(flat: Flat) -> list[tuple[int, int]]:
     n = len(chars)
     spans: list[tuple[int, int]] = []
     start = 0
-    i = 0
-    while i < n:
+    # only a terminal mark or a break (always "\n") can end a sentence: visit just those
+    for m in _CANDIDATE.finditer("".join(chars)):
+        i = m.start()
+        if i < start:  # inside the closers and markers an earlier end took along
+            continue
         if kinds[i] == BREAK:
             if start < i:
                 spans.append((start, i))
             start = i + 1
-            i += 1
-            continue
-        if kinds[i] == TEXT and chars[i] in _TERMINAL:
+        elif kinds[i] == TEXT and chars[i] in _TERMINAL:
             end = _sentence_end(flat, i)
             if end is not None:
                 if start < end:
                     spans.append((start, end))
                 start = end
-                i = end
-                continue
-        i += 1
     if start < n:
         spans.append((start, n))
     return spans
