@@ -244,6 +244,10 @@ def _judge(found: list[Any], options: Options, factory: JudgeFactory) -> _Judged
         items.append(item)
         if local.strict and item.state.is_breakdown:
             strict_items.append(item)
+    for judge in judges.values():  # a judge may keep what it judged for the next build
+        finish = getattr(judge, "finish", None)
+        if finish is not None:
+            finish()
     reader = next((getattr(j, "reader", None) for j in judges.values()), None)  # one ledger
     return _Judged(items, strict_items, judges, factory, reader)
 

@@ -115,6 +115,9 @@ class LoadedEvidence:
     text_confirmed: str | None = None  # how the text was tied to the body, once it is
     snapshots: dict[str, StoredSnapshot] = field(default_factory=dict)  # by WARC-Record-ID
     problems: list[str] = field(default_factory=list)
+    # every file read for this evidence (store path → sha256 of its bytes): what a remembered
+    # judgement of it must find unchanged (``evidence.judgements``)
+    files: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -439,7 +442,23 @@ class EvidenceReader:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self._cache: dict[str, LoadedEvidence] = {}
+        self._digests: dict[str, str | None] = {}
         self._chain: History | None = None
+
+    def digest(self, rel: str) -> str | None:
+        """The sha256 of an evidence file's bytes (None: missing, unreadable or outside the
+        store), hashed at most once per reader and without parsing it."""
+        if rel not in self._digests:
+            loaded = self._cache.get(rel)
+            found = loaded.files.get(rel) if loaded is not None else None
+            if found is None:
+                path = self._resolve(rel)
+                try:
+                    found = sha256_hex(path.read_bytes()) if path is not None else None
+                except OSError:
+                    found = None
+            self._digests[rel] = found
+        return self._digests[rel]
 
     def history(self) -> History:
         """The chained log, read once per reader; a torn last line (a killed run) is skipped."""
@@ -516,6 +535,7 @@ class EvidenceReader:
 
         data = path.read_bytes()
         ev.file_sha256 = sha256_hex(data)
+        ev.files[ev.path] = ev.file_sha256
         shape: list[str] = []  # the records in order, for the one-retrieval rule
         main_id: str | None = None
         strays: list[str] = []  # records that refer to something other than the capture
@@ -540,7 +560,7 @@ class EvidenceReader:
                 _read_facts(record, ev)
                 if kind == "revisit":
                     ref = headers.get_header("WARC-Citeledger-Refers-To-File") or ""
-                    found = self._payload_of(path.parent / Path(ref).name)
+                    found = self._payload_of(path.parent / Path(ref).name, ev)
                     if found is None:
                         ev.problems.append(
                             f"the earlier capture {ref} that this revisit refers to is missing"
@@ -583,16 +603,17 @@ class EvidenceReader:
         if ev.body_sha256 is None and not ev.problems:
             ev.problems.append(f"evidence file {ev.path} holds no captured body")
 
-    def _payload_of(self, path: Path) -> bytes | None:
+    def _payload_of(self, path: Path, ev: LoadedEvidence) -> bytes | None:
         from warcio.archiveiterator import ArchiveIterator
 
         if not path.is_file():
             return None
-        with path.open("rb") as fh:
-            for record in ArchiveIterator(fh, check_digests=False):
-                if record.rec_type in ("response", "resource"):
-                    body: bytes = record.raw_stream.read()
-                    return body
+        data = path.read_bytes()
+        ev.files[path.relative_to(self.root.resolve()).as_posix()] = sha256_hex(data)
+        for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
+            if record.rec_type in ("response", "resource"):
+                body: bytes = record.raw_stream.read()
+                return body
         return None
 
 

@@ -164,6 +164,7 @@ def _run_check(
         cov_total["unverified"] += cov.unverified
         without.extend(cov.without_provenance)
     for judge in judges.values():
+        judge.finish()
         warnings.extend(judge.warnings)
     n = cov_total["prose_sentences"]
     coverage: dict[str, Any] = {
