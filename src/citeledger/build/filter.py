@@ -141,7 +141,7 @@ class LedgerJudges:
         ledger = self._ledgers.get(path)
         if ledger is None:
             if options.ledger_given or path.exists():
-                ledger = load_ledger(name)
+                ledger = load_ledger(name, lazy=True)  # only the cited sources validated
             else:
                 self.warnings.append(
                     f"no ledger at {name}: every citation is not in the ledger (create one with "

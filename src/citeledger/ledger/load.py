@@ -167,8 +167,14 @@ def is_citation_key(key: str) -> bool:
 # --- loading -------------------------------------------------------------------------------
 
 
-def load_ledger(path: str | os.PathLike[str]) -> Ledger:
-    """Read and validate the ledger; every problem is a one-line :class:`LedgerError`."""
+def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
+    """Read and validate the ledger; every problem is a one-line :class:`LedgerError`.
+
+    ``lazy`` (a build): the whole file is parsed and its structure and keys checked, but each
+    source is validated and built only when it is first looked up (``_LazySources``), so a page
+    citing five keys of a 2,000-source ledger pays for five. Its errors are the same, raised at
+    the lookup. Iterating the sources still validates every one.
+    """
     name = os.fspath(path)
     data = _read_bytes(name)
     if data is None:
@@ -178,7 +184,7 @@ def load_ledger(path: str | os.PathLike[str]) -> Ledger:
             fix="create it or pass --ledger / citeledger.ledger",
         )
     root = os.path.dirname(os.path.abspath(name))
-    return _parse(_decode(data, name), name, root)[0]
+    return _parse(_decode(data, name), name, root, lazy=lazy)[0]
 
 
 @contextmanager
@@ -235,15 +241,17 @@ class _Ctx:
         return LedgerError(message, file=self.file, line=line_of(node) if node else None, fix=fix)
 
 
-def _parse(text: str, file: str, root: str, keep_nodes: bool = False) -> tuple[Ledger, Node | None]:
+def _parse(
+    text: str, file: str, root: str, keep_nodes: bool = False, lazy: bool = False
+) -> tuple[Ledger, Node | None]:
     with _gc_paused():
-        ledger, node = _parse_nodes(text, file, root)
+        ledger, node = _parse_nodes(text, file, root, lazy)
         if not keep_nodes:
             node = None  # freed here by reference counting, before the collector wakes up
     return ledger, node
 
 
-def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
+def _parse_nodes(text: str, file: str, root: str, lazy: bool = False) -> tuple[Ledger, Node | None]:
     node = compose(text, file)
     if node is None:
         raise LedgerError(
@@ -303,6 +311,7 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         )
     sources_node = top["sources"][1]
     sources: dict[str, Source] = {}
+    pending: dict[str, tuple[Node, Node]] = {}
     if not _is_null(sources_node):
         if not isinstance(sources_node, MappingNode):
             raise ctx.error(
@@ -319,12 +328,15 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
                     "use letters, digits and _, with punctuation (:.#$%&-+?<>~/) only between "
                     "them, e.g. cavalin2020",
                 )
-            sources[key] = _source(key, key_node, value, ctx)
+            if lazy:
+                pending[key] = (key_node, value)
+            else:
+                sources[key] = _source(key, key_node, value, ctx)
     evidence_dir = os.path.normpath(os.path.join(root, evidence))
     ledger = Ledger(
         path=file,
         root=root,
-        sources=sources,
+        sources=_LazySources(pending, ctx) if lazy else sources,
         evidence_dir=evidence_dir,
         allow_files_outside=allow,
         trusted_keys=trusted,
@@ -334,6 +346,35 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         else None,
     )
     return ledger, node
+
+
+class _LazySources(Mapping[str, Source]):
+    """The ledger's sources, each validated and built on its first lookup (then kept)."""
+
+    def __init__(self, nodes: dict[str, tuple[Node, Node]], ctx: _Ctx) -> None:
+        self._nodes = nodes
+        self._ctx = ctx
+        self._built: dict[str, Source] = {}
+
+    def __getitem__(self, key: str) -> Source:
+        built = self._built.get(key)
+        if built is None:
+            key_node, value = self._nodes[key]  # KeyError: not in the ledger
+            with _gc_paused():
+                built = self._built[key] = _source(key, key_node, value, self._ctx)
+        return built
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, key: object) -> bool:  # membership is not a lookup: no validation
+        return key in self._nodes
+
+    def __repr__(self) -> str:
+        return f"<{len(self._nodes)} sources, {len(self._built)} validated>"
 
 
 def _trust(top: Mapping[str, tuple[Node, Node]], ctx: _Ctx) -> tuple[tuple[str, ...], bool]:
