@@ -120,6 +120,7 @@ def _run_check(
     output_format: str = "text",
     junit_out: str | None = None,
     sarif_out: str | None = None,
+    validate_all: bool = False,
 ) -> int:
     if min_coverage is not None and not 0 <= min_coverage <= 1:
         raise CiteledgerError(
@@ -141,7 +142,8 @@ def _run_check(
         who = audience or opts.audience
         judge = judges.get((lpath, who))
         if judge is None:
-            led: Ledger = load_ledger(lpath)
+            # the cited sources are validated as they are judged; --all validates every one
+            led: Ledger = load_ledger(lpath, lazy=not validate_all)
             judge = Judge(
                 led,
                 audience=who,
