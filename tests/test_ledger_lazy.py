@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citeledger.build.filter import main as filter_main
 from citeledger.cli import main
 from citeledger.errors import LedgerError
 from citeledger.ledger import load_ledger
+from fuzzing import FUZZ
+from test_ledger_props import STYLES, dump, ledgers
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN = 1500
@@ -121,3 +127,46 @@ def test_a_lazy_ledger_holds_the_same_sources(path: str) -> None:
     for key, source in eager.sources.items():
         assert lazy.sources[key] == source and lazy.sources[key].line == source.line
     assert {**lazy.sources} == {**eager.sources}
+
+
+@FUZZ
+@given(ledgers(), st.sampled_from(sorted(STYLES)), st.booleans())
+def test_a_remembered_outline_gives_the_full_loads_sources(
+    data: dict[str, Any], style: str, crlf: bool
+) -> None:
+    """The second lazy load of the same bytes parses each source from its span alone: it must
+    hold exactly what a full load holds, lines included."""
+    text = dump(data, style)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "citeledger.yaml"
+        path.write_bytes((text.replace("\n", "\r\n") if crlf else text).encode("utf-8"))
+        try:
+            eager = load_ledger(path)
+        except LedgerError:
+            return  # a generated ledger the loader refuses: nothing to compare
+        load_ledger(path, lazy=True)  # the full parse, which remembers the outline
+        again = load_ledger(path, lazy=True)
+        assert list(again.sources) == list(eager.sources)
+        for key, source in eager.sources.items():
+            assert again.sources[key] == source and again.sources[key].line == source.line
+            for mine, theirs in zip(again.sources[key].quotes, source.quotes, strict=True):
+                assert mine.line == theirs.line
+        assert (again.evidence_dir, again.trusted_keys, again.history_head) == (
+            eager.evidence_dir,
+            eager.trusted_keys,
+            eager.history_head,
+        )
+
+
+def test_an_aliased_or_flow_style_ledger_is_parsed_whole(tmp_path: Path) -> None:
+    path = tmp_path / "citeledger.yaml"
+    for text in (
+        "sources: {a: {url: 'https://example.org/a'}, b: {url: 'https://example.org/b'}}\n",
+        "sources:\n  a:\n    url: https://example.org/a\n    title: &t Shared\n"
+        "  b:\n    url: https://example.org/b\n    title: *t\n",
+    ):
+        path.write_text(text, "utf-8")
+        eager = load_ledger(path)
+        for _ in range(2):
+            lazy = load_ledger(path, lazy=True)
+            assert {**lazy.sources} == {**eager.sources}

@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+import yaml.error
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from citeledger.errors import LedgerError
@@ -184,7 +185,27 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
             fix="create it or pass --ledger / citeledger.ledger",
         )
     root = os.path.dirname(os.path.abspath(name))
-    return _parse(_decode(data, name), name, root, lazy=lazy)[0]
+    text = _decode(data, name)
+    if not lazy:
+        return _parse(text, name, root)[0]
+    from citeledger.ledger import outline
+
+    known = outline.recall(data)
+    sliced = _from_outline(known, text, name, root) if known is not None else None
+    if sliced is not None:
+        return sliced
+    ledger, node = _parse(text, name, root, keep_nodes=True, lazy=True)
+    spans = _source_spans(text, node) if node is not None else None
+    if spans is not None:
+        top = {
+            "evidence": os.path.relpath(ledger.evidence_dir, root),
+            "allow": ledger.allow_files_outside,
+            "trusted": list(ledger.trusted_keys),
+            "require": ledger.require_signature,
+            "head": ledger.history_head,
+        }
+        outline.remember(data, top, spans)
+    return ledger
 
 
 @contextmanager
@@ -346,6 +367,121 @@ def _parse_nodes(text: str, file: str, root: str, lazy: bool = False) -> tuple[L
         else None,
     )
     return ledger, node
+
+
+def _source_spans(text: str, root: Node) -> dict[str, list[int]] | None:
+    """Each source's text as ``[start, end, line]``, when every source can be parsed alone:
+    a block mapping of keys each at the start of its line, and no node shared (an alias)."""
+    assert isinstance(root, MappingNode)
+    found = [v for k, v in root.value if k.value == "sources"]
+    sources = found[0] if found else None
+    if not isinstance(sources, MappingNode) or sources.flow_style or _has_alias(root):
+        return None
+    spans: dict[str, list[int]] = {}
+    for key_node, value in sources.value:
+        start = key_node.start_mark.index
+        line_start = text.rfind("\n", 0, start) + 1
+        if text[line_start:start].strip(" "):
+            return None
+        spans[key_node.value] = [line_start, value.end_mark.index, key_node.start_mark.line]
+    return spans
+
+
+def _has_alias(root: Node) -> bool:
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        if isinstance(node.value, list):
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+    return False
+
+
+def _from_outline(known: Mapping[str, Any], text: str, file: str, root: str) -> Ledger | None:
+    """The ledger from a remembered outline of these exact bytes; None if it is malformed."""
+    try:
+        top = known["top"]
+        spans = {str(k): (int(a), int(b), int(c)) for k, (a, b, c) in known["sources"].items()}
+        ctx = _Ctx(file, root, bool(top["allow"]))
+        return Ledger(
+            path=file,
+            root=root,
+            sources=_SlicedSources(text, spans, ctx),
+            evidence_dir=os.path.normpath(os.path.join(root, str(top["evidence"]))),
+            allow_files_outside=bool(top["allow"]),
+            trusted_keys=tuple(str(k) for k in top["trusted"]),
+            require_signature=bool(top["require"]),
+            history_head=None if top["head"] is None else str(top["head"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+class _SlicedSources(Mapping[str, Source]):
+    """A remembered outline's sources: each parsed from its own span of the text on its first
+    lookup, with its lines as in the whole file; a span that does not parse as exactly that
+    source (it cannot happen for the bytes it was made from) falls back to a full parse."""
+
+    def __init__(self, text: str, spans: dict[str, tuple[int, int, int]], ctx: _Ctx) -> None:
+        self._text = text
+        self._spans = spans
+        self._ctx = ctx
+        self._built: dict[str, Source] = {}
+        self._full: Mapping[str, Source] | None = None
+
+    def __getitem__(self, key: str) -> Source:
+        built = self._built.get(key)
+        if built is None:
+            start, end, line = self._spans[key]  # KeyError: not in the ledger
+            with _gc_paused():
+                built = self._built[key] = self._parse(key, start, end, line)
+        return built
+
+    def _parse(self, key: str, start: int, end: int, line: int) -> Source:
+        try:
+            node = compose(self._text[start:end], self._ctx.file)
+        except LedgerError:
+            node = None
+        if isinstance(node, MappingNode) and len(node.value) == 1:
+            key_node, value = node.value[0]
+            if isinstance(key_node, ScalarNode) and key_node.value == key:
+                _shift_lines(node, line)
+                return _source(key, key_node, value, self._ctx)
+        if self._full is None:
+            self._full = _parse_nodes(self._text, self._ctx.file, self._ctx.root, True)[0].sources
+        return self._full[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._spans
+
+
+def _shift_lines(root: Node, lines: int) -> None:
+    """Move a span's nodes to the lines they stand on in the whole file."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        node.start_mark = _moved(node.start_mark, lines)
+        node.end_mark = _moved(node.end_mark, lines)
+        if isinstance(node.value, list):
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+
+
+def _moved(mark: Any, lines: int) -> Any:
+    """The C parser's marks are read-only: a plain one, ``lines`` further down."""
+    if mark is None:
+        return None
+    return yaml.error.Mark(mark.name, mark.index, mark.line + lines, mark.column, None, 0)
 
 
 class _LazySources(Mapping[str, Source]):
