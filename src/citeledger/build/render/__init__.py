@@ -70,14 +70,19 @@ def family_of(fmt: str) -> str:
 
 def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
     """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows."""
-    from citeledger.build.render import docx, html, latex, markdown, plain
+    from importlib import import_module
 
     family = family_of(fmt)
-    classes: dict[str, type[Renderer]] = {
-        "html": html.HtmlRenderer,
-        "latex": latex.LatexRenderer,
-        "docx": docx.DocxRenderer,
-        "markdown": markdown.MarkdownRenderer,
-        "plain": plain.PlainRenderer,
-    }
-    return classes[family](base_format(fmt), audit=audit)
+    # only the family's own module: every build pays for its imports (docx's pull in xml)
+    module, name = _RENDERERS[family]
+    renderer: type[Renderer] = getattr(import_module(f"citeledger.build.render.{module}"), name)
+    return renderer(base_format(fmt), audit=audit)
+
+
+_RENDERERS = {
+    "html": ("html", "HtmlRenderer"),
+    "latex": ("latex", "LatexRenderer"),
+    "docx": ("docx", "DocxRenderer"),
+    "markdown": ("markdown", "MarkdownRenderer"),
+    "plain": ("plain", "PlainRenderer"),
+}
