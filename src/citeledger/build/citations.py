@@ -256,23 +256,35 @@ def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
 
 
 def scan_document(
-    doc_json: dict[str, Json], on_prose: Callable[[Flat], None] | None = None
+    doc_json: dict[str, Json],
+    on_prose: Callable[[Flat], None] | None = None,
+    *,
+    previous_only: bool = False,
 ) -> Scan:
     """Citations and not-yet-marked unverified Spans and Divs, in document order.
 
     ``on_prose`` is handed each prose block of the body (``coverage``'s measure: not headings,
     terms, table rows, metadata, the bibliography or the filter's callouts) as the splitter
     reads it, in document order, a note's blocks after the block holding the note.
+    ``previous_only``: only whether an earlier run's output is there (the same walk, stopping
+    at the first sign, with no claims computed); its citations are not collected.
     """
     meta = doc_json.get("meta")
-    walker = _Walker(crossref_prefixes(meta), on_prose)
-    if isinstance(meta, dict):
-        for name in METADATA_FIELDS:
-            walker.metadata(meta.get(name), name)
-    blocks = doc_json.get("blocks")
-    if isinstance(blocks, list):
-        walker.blocks(blocks, ("blocks",), _Ctx.top())
+    walker = _Walker(crossref_prefixes(meta), on_prose, previous_only=previous_only)
+    try:
+        if isinstance(meta, dict):
+            for name in METADATA_FIELDS:
+                walker.metadata(meta.get(name), name)
+        blocks = doc_json.get("blocks")
+        if isinstance(blocks, list):
+            walker.blocks(blocks, ("blocks",), _Ctx.top())
+    except _PreviousSeen:
+        pass
     return Scan(walker.found, walker.unverified, walker.previous, walker.prefixes)
+
+
+class _PreviousSeen(Exception):
+    """A ``previous_only`` walk has its answer."""
 
 
 def resolve(doc_json: Json, path: Path) -> Json:
@@ -432,14 +444,27 @@ class _Walker:
         self,
         prefixes: tuple[str, ...] = CROSSREF_PREFIXES,
         on_prose: Callable[[Flat], None] | None = None,
+        *,
+        previous_only: bool = False,
     ) -> None:
         self.prefixes = prefixes
         self.on_prose = on_prose
         self.found: list[FoundCitation] = []
         self.unverified: list[Json] = []
         self.occurrence = 0
-        self.previous = False  # output of an earlier run seen
+        self.previous_only = previous_only
+        self._previous = False  # output of an earlier run seen
         self._texts: dict[int, _BlockText] = {}
+
+    @property
+    def previous(self) -> bool:
+        return self._previous
+
+    @previous.setter
+    def previous(self, seen: bool) -> None:
+        self._previous = seen
+        if seen and self.previous_only:
+            raise _PreviousSeen
 
     # metadata --------------------------------------------------------------
 
@@ -649,6 +674,8 @@ class _Walker:
         stored: Mapping[int, str],
     ) -> None:
         """Record each item of ``cite`` (at ``path``); ``stored``: a wrapper's quote selectors."""
+        if self.previous_only:
+            return
         host_ctx, claim_at, claim_span = ctx, None, None
         claim: str | None = None
         items = cite["c"][0]

@@ -74,9 +74,10 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from citeledger.build.api_version import check_api_version
-from citeledger.build.citations import resolve, scan_document, strip_selector
+from citeledger.build.citations import crossref_prefixes, resolve, scan_document, strip_selector
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
+from citeledger.build.names import ALERT_MARK, PREFIX
 from citeledger.build.options import META_KEY, NAMES, Options, read_options
 from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
@@ -97,6 +98,9 @@ CITE_MARK = b'"Cite"'
 # The class of an unverified marker, as JSON: ["unverified"] in a Span's or Div's attributes. A
 # Str of that one word is a false alarm, again costing only the walk.
 UNVERIFIED_MARK = b'"unverified"'
+# Everything an earlier run leaves is named citeledger-… (build.names) or is a GitHub alert.
+PREVIOUS_MARK = b'"' + PREFIX.encode() + b""
+ALERT_BYTES = ALERT_MARK.strip().encode()
 
 
 class Judging(Protocol):
@@ -180,15 +184,19 @@ def run_filter(
     *,
     judge_factory: JudgeFactory | None = None,
     environ: Mapping[str, str] | None = None,
+    rerun: bool = True,
 ) -> FilterResult:
     """Judge and render every citation of ``doc_json`` (edited in place) for output ``fmt``.
+
+    ``rerun=False`` says the input cannot hold an earlier run's output (``main`` knows from the
+    bytes); it only saves a walk, since every scan also looks for that output.
 
     Four phases, as panflute names them: prepare (scan, undo an earlier run, read the options),
     judge (every citation, one judge per audience), render (flags, callouts, header) and
     finalize (references, audit, evidence pages, warnings, strict). Raises ``CiteledgerError``
     for a bad ledger or option; never prints.
     """
-    prepared = _prepare(doc_json, environ)
+    prepared = _prepare(doc_json, environ, rerun)
     if isinstance(prepared, FilterResult):
         return prepared
     scan, options = prepared
@@ -207,15 +215,22 @@ def run_filter(
 
 
 def _prepare(
-    doc_json: dict[str, Any], environ: Mapping[str, str] | None
+    doc_json: dict[str, Any], environ: Mapping[str, str] | None, rerun: bool = True
 ) -> FilterResult | tuple[Any, Options]:
     """Scan the document once (twice after undoing an earlier run's output) and read the
-    options; a document with nothing to judge comes back as its result at once."""
+    options; a document with nothing to judge comes back as its result at once.
+
+    An earlier run's output is looked for first with a walk that stops at its first sign and
+    computes no claim, so a re-run does not pay for a full scan it throws away."""
+    changed = False
+    if rerun and scan_document(doc_json, previous_only=True).previous:
+        strip_previous(doc_json, crossref_prefixes(doc_json.get("meta")))
+        changed = True
     scan = scan_document(doc_json)
-    changed = scan.previous
-    if scan.previous:  # an earlier run's output: remove it, then judge everything afresh
+    if scan.previous and not changed:  # an earlier run's output: remove it, judge afresh
         strip_previous(doc_json, scan.prefixes)
         scan = scan_document(doc_json)
+        changed = True
     if not scan.citations and not scan.unverified:
         return FilterResult(doc_json, changed=changed)
     return scan, read_options(doc_json.setdefault("meta", {}), environ)
@@ -520,7 +535,8 @@ def _filter(
         return 2
     try:
         check_api_version(doc)
-        result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
+        rerun = PREVIOUS_MARK in raw or ALERT_BYTES in raw  # else no earlier output can be there
+        result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ, rerun=rerun)
     except CiteledgerError as exc:
         err.write(visible(f"[ERROR] citeledger: {exc.one_line()}") + "\n")
         return 2
