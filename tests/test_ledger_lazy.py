@@ -151,6 +151,12 @@ def test_a_remembered_outline_gives_the_full_loads_sources(
             assert again.sources[key] == source and again.sources[key].line == source.line
             for mine, theirs in zip(again.sources[key].quotes, source.quotes, strict=True):
                 assert mine.line == theirs.line
+                assert [r.line for r in mine.receipts] == [r.line for r in theirs.receipts]
+            for mine_w, theirs_w in (
+                (again.sources[key].withdrawn, source.withdrawn),
+                (again.sources[key].disputed, source.disputed),
+            ):
+                assert (mine_w and mine_w.line) == (theirs_w and theirs_w.line)
         assert (again.evidence_dir, again.trusted_keys, again.history_head) == (
             eager.evidence_dir,
             eager.trusted_keys,

@@ -23,7 +23,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml.error
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from citeledger.errors import LedgerError
@@ -449,8 +448,10 @@ class _SlicedSources(Mapping[str, Source]):
         if isinstance(node, MappingNode) and len(node.value) == 1:
             key_node, value = node.value[0]
             if isinstance(key_node, ScalarNode) and key_node.value == key:
-                _shift_lines(node, line)
-                return _source(key, key_node, value, self._ctx)
+                try:
+                    return _relined(_source(key, key_node, value, self._ctx), line)
+                except LedgerError:
+                    pass  # its line is the span's: the full parse raises it at the file's line
         if self._full is None:
             self._full = _parse_nodes(self._text, self._ctx.file, self._ctx.root, True)[0].sources
         return self._full[key]
@@ -465,23 +466,27 @@ class _SlicedSources(Mapping[str, Source]):
         return key in self._spans
 
 
-def _shift_lines(root: Node, lines: int) -> None:
-    """Move a span's nodes to the lines they stand on in the whole file."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        node.start_mark = _moved(node.start_mark, lines)
-        node.end_mark = _moved(node.end_mark, lines)
-        if isinstance(node.value, list):
-            for item in node.value:
-                stack.extend(item if isinstance(item, tuple) else (item,))
+def _relined(source: Source, lines: int) -> Source:
+    """A source parsed from its span, moved to the lines it stands on in the whole file."""
 
+    def down(line: int | None) -> int | None:
+        return None if line is None else line + lines
 
-def _moved(mark: Any, lines: int) -> Any:
-    """The C parser's marks are read-only: a plain one, ``lines`` further down."""
-    if mark is None:
-        return None
-    return yaml.error.Mark(mark.name, mark.index, mark.line + lines, mark.column, None, 0)
+    quotes = tuple(
+        dataclasses.replace(
+            q,
+            line=down(q.line),
+            receipts=tuple(dataclasses.replace(r, line=down(r.line)) for r in q.receipts),
+        )
+        for q in source.quotes
+    )
+    withdrawn, disputed = (
+        None if w is None else dataclasses.replace(w, line=down(w.line))
+        for w in (source.withdrawn, source.disputed)
+    )
+    return dataclasses.replace(
+        source, line=down(source.line), quotes=quotes, withdrawn=withdrawn, disputed=disputed
+    )
 
 
 class _LazySources(Mapping[str, Source]):
