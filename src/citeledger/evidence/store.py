@@ -500,10 +500,14 @@ class EvidenceReader:
     def _resolve(self, rel: str) -> Path | None:
         p = (self.root / rel).resolve()
         try:
-            p.relative_to(self.root.resolve())
+            p.relative_to(self._real_root)
         except ValueError:
             return None
         return p
+
+    @cached_property
+    def _real_root(self) -> Path:
+        return self.root.resolve()
 
     def _load(self, rel: str) -> LoadedEvidence:
         ev = LoadedEvidence(path=rel)
@@ -609,7 +613,7 @@ class EvidenceReader:
         if not path.is_file():
             return None
         data = path.read_bytes()
-        ev.files[path.relative_to(self.root.resolve()).as_posix()] = sha256_hex(data)
+        ev.files[path.relative_to(self._real_root).as_posix()] = sha256_hex(data)
         for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
             if record.rec_type in ("response", "resource"):
                 body: bytes = record.raw_stream.read()
