@@ -8,7 +8,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["bench_filter.py", "bench_ledger.py", "bench_locate.py", "bench_extract_pdf.py"]
+BENCHES = [
+    "bench_build.py",
+    "bench_filter.py",
+    "bench_ledger.py",
+    "bench_locate.py",
+    "bench_extract_pdf.py",
+]
 
 
 def main() -> int:
