@@ -163,6 +163,10 @@ class LedgerJudges:
 
 @dataclass
 class FilterResult:
+    """The filtered AST and what the run found. An item's ``found.ref.claim`` is filled for the
+    breakdowns (every item when the audit is on): a checked citation's claim is shown nowhere,
+    and cutting sentences is most of a scan (``scan_document(defer_claims=True)``)."""
+
     doc: dict[str, Any]
     changed: bool
     items: list[Item] = field(default_factory=list)
@@ -206,7 +210,13 @@ def run_filter(
         return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
     judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
     pages = _EvidencePages.start(options, fmt, judged.reader)
-    items = judged.items
+    # the claims the build shows (a breakdown's warning, the audit), cut before anything moves
+    items = [
+        replace(item, found=scan.with_claim(item.found))
+        if options.audit or item.state.is_breakdown
+        else item
+        for item in judged.items
+    ]
     if pages is not None:
         items = [replace(item, evidence=pages.add(item)) for item in items]
     items = _with_source_links(items, judged.reader)
@@ -226,10 +236,10 @@ def _prepare(
     if rerun and scan_document(doc_json, previous_only=True).previous:
         strip_previous(doc_json, crossref_prefixes(doc_json.get("meta")))
         changed = True
-    scan = scan_document(doc_json)
+    scan = scan_document(doc_json, defer_claims=True)
     if scan.previous and not changed:  # an earlier run's output: remove it, judge afresh
         strip_previous(doc_json, scan.prefixes)
-        scan = scan_document(doc_json)
+        scan = scan_document(doc_json, defer_claims=True)
         changed = True
     if not scan.citations and not scan.unverified:
         return FilterResult(doc_json, changed=changed)
