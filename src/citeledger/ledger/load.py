@@ -442,7 +442,8 @@ class _SlicedSources(Mapping[str, Source]):
 
     def _parse(self, key: str, start: int, end: int, line: int) -> Source:
         try:
-            node = compose(self._text[start:end], self._ctx.file)
+            # the outline was made by a full parse of these bytes, which refused their tags
+            node = compose(self._text[start:end], self._ctx.file, tags_checked=True)
         except LedgerError:
             node = None
         if isinstance(node, MappingNode) and len(node.value) == 1:
