@@ -21,6 +21,12 @@ Run on the demo output, also writing the screenshot for the docs:
 
     .venv/bin/python tests/browser_util.py examples/standing-case/out/chapter.html \
         --screenshot docs/standing-case.png
+
+or one element of a page (``docs/grouped-callout.png``, ``docs/banner.png``, of the page
+``build_grouped`` makes):
+
+    .venv/bin/python tests/browser_util.py PAGE --element .citeledger-breakdowns \
+        --screenshot docs/grouped-callout.png
 """
 
 from __future__ import annotations
@@ -210,6 +216,8 @@ class SurfaceReport:
     rows: int = 0
     evidence_pages: int = 0
     marks: int = 0
+    grouped_items: int = 0
+    banner: str | None = None
     failures: list[str] = field(default_factory=list)
 
 
@@ -246,6 +254,12 @@ def assert_reader_surface(
         report.failures.append(
             f"only {report.evidence_pages} evidence links followed (< {min_evidence})"
         )
+    _raise_failures(path, report, session)
+    return report
+
+
+def _raise_failures(path: str | Path, report: SurfaceReport, session: Browser) -> None:
+    """Every failure found, network loads included, raised together as one error."""
     if session.blocked:
         report.failures.append(
             "the page tried to load from the network: "
@@ -257,7 +271,6 @@ def assert_reader_surface(
             f"{path}: {len(report.failures)} reader-surface failures:\n  "
             + "\n  ".join(report.failures)
         )
-    return report
 
 
 def _check(session: Browser, path: Path, screenshot: str | Path | None) -> SurfaceReport:
@@ -274,6 +287,9 @@ def _check(session: Browser, path: Path, screenshot: str | Path | None) -> Surfa
         # 1. breakdown callouts: displayed, as large as the claim, right after the claim's block
         for el in page.locator(".citeledger-breakdown").all():
             report.callouts += 1
+            if "citeledger-breakdowns" in (el.get_attribute("class") or "").split():
+                _check_grouped(page, el, report, fail)  # one callout for a block's breakdowns
+                continue
             ident = el.get_attribute("id") or ""
             try:
                 n = _number(ident)
@@ -385,6 +401,174 @@ def _check(session: Browser, path: Path, screenshot: str | Path | None) -> Surfa
     finally:
         page.close()
     return report
+
+
+_GROUPED_FACTS = """(el) => {
+  const size = (e) => parseFloat(getComputedStyle(e).fontSize);
+  const weight = (e) => parseInt(getComputedStyle(e).fontWeight, 10);
+  const vis = (e) => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  let block = el.previousElementSibling;
+  while (block && block.classList.contains('citeledger-breakdown')) {
+    block = block.previousElementSibling;
+  }
+  const r = el.getBoundingClientRect();
+  const head = el.querySelector(':scope > p:first-child strong') || el;
+  const claimSize = (claim) => size(claim.closest('p, li, td, th, div, blockquote, dd') || claim);
+  const items = [...el.querySelectorAll(':scope > .citeledger-breakdown-item')].map((it) => {
+    const n = it.id.replace('citeledger-breakdown-', '');
+    const claim = document.getElementById('citeledger-claim-' + n);
+    const first = it.querySelector(':scope > p:first-child strong');
+    const ir = it.getBoundingClientRect();
+    const st = getComputedStyle(it);
+    return {
+      id: it.id, n: n, visible: vis(it), width: ir.width, height: ir.height,
+      size: size(it), headSize: first ? size(first) : 0, headWeight: first ? weight(first) : 0,
+      headSign: first ? getComputedStyle(first, '::before').content : 'none',
+      ruled: parseFloat(st.borderLeftWidth) + parseFloat(st.borderTopWidth),
+      claimSize: claim ? claimSize(claim) : null,
+      claimInBlock: !!(block && claim && (block === claim || block.contains(claim))),
+      back: !!it.querySelector('a[href="#citeledger-cite-' + n + '"]'),
+      flagLink: ['#citeledger-breakdown-' + n, '#citeledger-audit-' + n].find((h) =>
+        document.querySelector('#citeledger-cite-' + n + ' a[href="' + h + '"]')) || null,
+      text: (it.innerText || '').trim().slice(0, 60),
+    };
+  });
+  return {
+    visible: vis(el), width: r.width, height: r.height, size: size(el),
+    headSize: size(head), headWeight: weight(head), bodySize: size(document.body),
+    blockTag: block ? block.tagName.toLowerCase() : null, items: items,
+    text: (el.innerText || '').trim().slice(0, 60),
+  };
+}"""
+
+_LOUD_WEIGHT = 600  # bold: a breakdown's first line is never in the weight of running text
+
+
+def _check_grouped(page: Any, el: Any, report: SurfaceReport, fail: Any) -> None:
+    """A block's breakdowns in one callout: the callout as loud as a lone one, and every item
+    in it displayed, as large as the text, bold at its first line with its warning sign, set
+    apart by a rule, after the block that holds its claim, and linked both ways with its flag."""
+    f = el.evaluate(_GROUPED_FACTS)
+    where = f"grouped callout ({f['text']!r})"
+    if not f["visible"] or f["width"] <= 0 or f["height"] <= 0:
+        fail(f"{where} is not displayed (box {f['width']}×{f['height']})")
+        return
+    if f["size"] < f["bodySize"] or f["headSize"] < f["bodySize"]:
+        fail(f"{where} is smaller than the text ({f['headSize']}px < {f['bodySize']}px)")
+    if f["headWeight"] < _LOUD_WEIGHT:
+        fail(f"{where}: its first line is not bold (weight {f['headWeight']})")
+    if len(f["items"]) < 2:
+        fail(f"{where} lists {len(f['items'])} citations; a group holds two or more")
+    for it in f["items"]:
+        report.grouped_items += 1
+        what = f"item #{it['id']} of the {where}"
+        text_size = max(f["bodySize"], it["claimSize"] or 0)
+        if not it["visible"] or it["width"] <= 0 or it["height"] <= 0:
+            fail(f"{what} is not displayed (box {it['width']}×{it['height']})")
+            continue
+        if it["size"] < text_size or it["headSize"] < text_size:
+            fail(
+                f"{what} is smaller than the text it qualifies (item {it['size']}px, its first "
+                f"line {it['headSize']}px, claim/body {text_size}px)"
+            )
+        if it["headWeight"] < _LOUD_WEIGHT:
+            fail(f"{what}: its first line is not bold (weight {it['headWeight']})")
+        if it["headSign"] in ("none", "normal", ""):
+            fail(f"{what} has no warning sign before its first line")
+        if it["ruled"] < 2:
+            fail(f"{what} is not set apart from the item before it (no rule)")
+        if it["claimSize"] is None:
+            fail(f"{what} has no claim #citeledger-claim-{it['n']}")
+        elif not it["claimInBlock"]:
+            fail(
+                f"{what} does not sit directly after its claim's block (the element before "
+                f"the callout is <{f['blockTag']}>)"
+            )
+        if not it["back"]:
+            fail(f"{what} has no link back to its flag #citeledger-cite-{it['n']}")
+        elif _click(el.locator(f'a[href="#citeledger-cite-{it["n"]}"]').first, what, fail):
+            _expect_landing(page, f"#citeledger-cite-{it['n']}", what, fail)
+        flag, target = f"#citeledger-cite-{it['n']}", it["flagLink"]
+        if not target:  # to the item itself, or (with an audit) to its audit row
+            fail(f"flag {flag} links neither to its item #{it['id']} nor to its audit row")
+        elif _click(page.locator(f'{flag} a[href="{target}"]').first, f"flag {flag}", fail):
+            _expect_landing(page, target, f"flag {flag}", fail, row="audit" in target)
+
+
+_BANNER_FACTS = """() => {
+  const size = (e) => parseFloat(getComputedStyle(e).fontSize);
+  const weight = (e) => parseInt(getComputedStyle(e).fontWeight, 10);
+  const el = document.querySelector('.citeledger-banner');
+  if (!el) return null;
+  const strong = el.querySelector('strong') || el;
+  const r = el.getBoundingClientRect();
+  const content = [...document.querySelectorAll('body p, body li, body .citeledger-breakdown')]
+    .filter((e) => !el.contains(e) && !e.closest('header'));
+  const first = content.length ? content[0].getBoundingClientRect().top : Infinity;
+  const links = [...el.querySelectorAll('a')].map((a) => a.getAttribute('href'));
+  return {
+    visible: el.checkVisibility({opacityProperty: true, visibilityProperty: true}),
+    width: r.width, height: r.height, top: r.top, firstContentTop: first,
+    size: size(strong), weight: weight(strong), bodySize: size(document.body),
+    border: parseFloat(getComputedStyle(el).borderLeftWidth), links: links,
+    text: (el.innerText || '').trim().slice(0, 100),
+  };
+}"""
+
+
+def assert_grouped_surface(
+    page_path: str | Path, *, session: Browser, min_groups: int = 1
+) -> SurfaceReport:
+    """The scale presentation (issue 14) in Chromium: the banner at the top of the body,
+    displayed, bold, bordered, as large as the text, its audit link landing; every grouped
+    callout and each of its items as ``_check_grouped`` asks; the lone callouts as before."""
+    report = SurfaceReport()
+    fail = report.failures.append
+    page = session.context.new_page()
+    try:
+        page.goto(Path(page_path).resolve().as_uri())
+        b = page.evaluate(_BANNER_FACTS)
+        if b is None:
+            fail("no .citeledger-banner on a page with breakdowns")
+        else:
+            where = f"the banner ({b['text'][:50]!r})"
+            if not b["visible"] or b["width"] <= 0 or b["height"] <= 0:
+                fail(f"{where} is not displayed")
+            if b["top"] > b["firstContentTop"]:
+                fail(f"{where} is not at the top of the body: text comes before it")
+            if b["size"] < b["bodySize"] or b["weight"] < _LOUD_WEIGHT:
+                fail(f"{where} is not as loud as a callout (size {b['size']}px, {b['weight']})")
+            if b["border"] < 2:
+                fail(f"{where} has no border: it reads as running text")
+            audit = [h for h in b["links"] if h and h.startswith("#citeledger-audit")]
+            link = page.locator(f'.citeledger-banner a[href="{audit[0]}"]') if audit else None
+            if link is not None and _click(link, where, fail):
+                _expect_landing(page, audit[0], where, fail)
+            report.banner = b["text"]
+        groups = page.locator(".citeledger-breakdown.citeledger-breakdowns").all()
+        for el in groups:
+            report.callouts += 1
+            _check_grouped(page, el, report, fail)
+        if len(groups) < min_groups:
+            fail(f"only {len(groups)} grouped callouts (< {min_groups})")
+    finally:
+        page.close()
+    _raise_failures(page_path, report, session)
+    return report
+
+
+def save_element_screenshot(page_path: str | Path, selector: str, png: str | Path) -> Path:
+    """A picture of one element of a built page (docs/grouped-callout.png, docs/banner.png)."""
+    out = Path(png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with browser() as session:
+        page = session.context.new_page()
+        page.goto(Path(page_path).resolve().as_uri())
+        page.locator(selector).first.screenshot(path=str(out))
+        page.close()
+        if session.blocked:
+            raise ReaderSurfaceError(f"the page tried to load {session.blocked[:3]}")
+    return out
 
 
 def _click(link: Any, what: str, fail: Any) -> bool:
@@ -582,6 +766,29 @@ def build_sample(tmp: Path, pandoc: str) -> Path:
     return out
 
 
+GROUPED = REPO / "tests" / "golden" / "grouped"
+
+
+def build_grouped(out: Path, pandoc: str) -> Path:
+    """The grouped golden (a paragraph with three breakdowns, a lone one) as a standalone page
+    built by the filter, with the stylesheet and the audit: the scale presentation of issue 14."""
+    import os
+
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(
+        [
+            *(pandoc, "-d", str(GROUPED / "defaults.yaml"), str(GROUPED / "input.md"), "-s"),
+            *("-t", "html5", "--metadata", "title=Chapter 4", "-M", "citeledger.audit=true"),
+            *("-o", str(out)),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=GROUPED,
+        env=env,
+    )
+    return out
+
+
 # What templates/citeledger.css must hold for the audit table to fit the page (pandoc's default
 # template makes tables display:block with a sideways scroll, hiding the links column).
 AUDIT_CSS = """
@@ -608,10 +815,14 @@ def main(argv: list[str] | None = None) -> int:
         "page", help="a built HTML document, e.g. examples/standing-case/out/chapter.html"
     )
     ap.add_argument("--screenshot", help="also save a full-page PNG here")
+    ap.add_argument("--element", help="with --screenshot: only this CSS selector's element")
     args = ap.parse_args(argv)
     if not chromium_available():
         print(f"{CHROMIUM} is not installed (apt-get install chromium)", file=sys.stderr)
         return 2
+    if args.element and args.screenshot:  # a picture for the docs, of one element
+        print(save_element_screenshot(args.page, args.element, args.screenshot))
+        return 0
     try:
         report = assert_reader_surface(args.page, screenshot=args.screenshot)
     except ReaderSurfaceError as exc:

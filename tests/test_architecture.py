@@ -74,7 +74,7 @@ def test_locate_and_extract_write_nothing() -> None:
 
 
 # The build side: everything a `pandoc --filter` or `citeledger check` run may load.
-OFFLINE_PACKAGES = ("build", "report", "evidence", "ledger", "locate", "extract")
+OFFLINE_PACKAGES = ("build", "report", "evidence", "ledger", "locate", "extract", "review")
 OFFLINE_MODULES = ("judge.py", "model.py", "errors.py", "confine.py", "inert.py", "sniff.py")
 
 

@@ -209,7 +209,9 @@ def test_verify_checks_a_page_through_the_worker(tmp_path: Path, netserver: ns.N
 def test_verify_marks_a_source_over_the_cpu_limit_unretrievable(
     tmp_path: Path, netserver: ns.NetServer
 ) -> None:
-    netserver.static("/deep.html", nested_divs(400_000, QUOTE), content_type="text/html")
+    # ~8 s of extraction on a fast core (22 MB): well past the 1 s allowance (a pool worker's
+    # soft limit rounds up to the next whole second) on any machine
+    netserver.static("/deep.html", nested_divs(2_000_000, QUOTE), content_type="text/html")
     receipt = _verify_one(tmp_path, netserver.url("/deep.html"), "extract_cpu_seconds: 1\n")
     assert receipt.outcome == "unretrievable"
     assert receipt.reason is not None and "extraction exceeded 1 s of CPU" in receipt.reason

@@ -1,5 +1,10 @@
 """In a real headless Chromium, a reader can follow every promise: flag → audit → claim → evidence.
 
+At scale too (issue 14): a block's breakdowns in one grouped callout, each item held to what a
+lone callout is held to (displayed, as large as the text, bold first line with its warning sign,
+after its claim's block) plus a rule setting it apart and links both ways with its flag; the
+banner at the top of the body, bold and bordered, its audit link landing.
+
 The page under test is built here with the bundled pandoc from a document that follows the ids
 contract of ``citeledger.report.audit`` (claim span, flag, callout, audit table) and links to
 evidence pages written by ``citeledger.evidence.publish`` from real receipts. Broken variants
@@ -21,8 +26,10 @@ from browser_util import (
     REPO,
     Browser,
     ReaderSurfaceError,
+    assert_grouped_surface,
     assert_reader_surface,
     browser,
+    build_grouped,
     build_sample,
     chromium_available,
 )
@@ -141,12 +148,65 @@ BROKEN = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BROKEN))
-def test_broken_surface_fails(name: str, sample: Path, session: Browser) -> None:
-    breaker, expected = BROKEN[name]
-    breaker(sample)
+@pytest.fixture()
+def grouped(tmp_path: Path, pandoc_path: str) -> Path:
+    return build_grouped(tmp_path / "chapter.html", pandoc_path)
+
+
+def test_grouped_callout_and_banner_are_loud(grouped: Path, session: Browser) -> None:
+    report = assert_grouped_surface(grouped, session=session)
+    assert report.callouts == 1 and report.grouped_items == 3
+    assert report.banner is not None and report.banner.startswith("Citation check: 1 of 5")
+    # and the whole surface still holds: flags → audit → claims, the lone callout too
+    report = assert_reader_surface(grouped, session=session, min_evidence=0)
+    assert report.callouts == 2 and report.grouped_items == 3
+    assert report.flags == 4 and report.rows == 4
+
+
+def _style(css: str) -> Callable[[Path], None]:
+    return _edit("</head>", f"<style>{css}</style></head>")
+
+
+GROUPED_BROKEN = {
+    "hidden item": (_style(".citeledger-breakdown-item { display: none; }"), "is not displayed"),
+    "small item": (
+        _style(".citeledger-breakdowns > .citeledger-breakdown-item { font-size: 70%; }"),
+        "smaller than the",
+    ),
+    "quiet item": (
+        _style(".citeledger-breakdown-item strong { font-weight: normal; }"),
+        "its first line is not bold",
+    ),
+    "no sign": (
+        _style(".citeledger-breakdown-item > p:first-child strong::before { content: none; }"),
+        "has no warning sign",
+    ),
+    "items run together": (
+        _style(".citeledger-breakdowns > .citeledger-breakdown-item { border: 0; }"),
+        "is not set apart",
+    ),
+    "item not linked back": (
+        _edit('<a href="#citeledger-cite-2">', "<a>"),
+        "has no link back to its flag #citeledger-cite-2",
+    ),
+    "hidden banner": (_style(".citeledger-banner { display: none; }"), "the banner"),
+    "banner as running text": (
+        _style(".citeledger-banner { border: 0; } .citeledger-banner strong { font-weight: 400; }"),
+        "is not as loud as a callout",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "name", [*sorted(BROKEN), *(f"grouped: {n}" for n in sorted(GROUPED_BROKEN))]
+)
+def test_broken_surface_fails(name: str, session: Browser, request: pytest.FixtureRequest) -> None:
+    grouped = name.startswith("grouped: ")
+    breaker, expected = GROUPED_BROKEN[name[9:]] if grouped else BROKEN[name]
+    page: Path = request.getfixturevalue("grouped" if grouped else "sample")
+    breaker(page)
     with pytest.raises(ReaderSurfaceError) as info:
-        assert_reader_surface(sample, session=session)
+        (assert_grouped_surface if grouped else assert_reader_surface)(page, session=session)
     assert expected in str(info.value)
 
 

@@ -29,6 +29,7 @@ from citeledger.build.citations import (
     parse_selector,
     plain_text,
     resolve,
+    scan_document,
     sentence_spans,
     strip_selector,
 )
@@ -130,6 +131,14 @@ def test_quarto_kinds_and_custom_crossref_keys_are_not_citations() -> None:
     assert [f.ref.key for f in find_citations(doc)] == ["real2020", "vidal2021"]
     assert not is_crossref("vid-intro")  # the custom kind belongs to that document only
     assert is_crossref("vid-intro", crossref_prefixes(doc["meta"]))
+
+
+def test_capitalised_crossrefs_are_passed_over_and_named() -> None:
+    # a reference opening a sentence is capitalised (pandoc-crossref @Fig:x, Quarto @Fig-x)
+    doc = pandoc_json("@Fig:mass shows it [@Eq:two; @real2020]. @Tbl-x agrees [@sec:a].\n")
+    scan = scan_document(doc)
+    assert [f.ref.key for f in scan.citations] == ["real2020"]
+    assert scan.crossrefs == ("Fig:mass", "Eq:two", "Tbl-x", "sec:a")
 
 
 @pytest.mark.parametrize("key", ["figueroa2020", "section", "doi:10.1/x", "eqbal", "secret"])

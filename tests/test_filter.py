@@ -333,8 +333,9 @@ def test_docx_uses_custom_styles_and_bold_words() -> None:
     assert ["custom-style", "Citeledger Breakdown"] in div["c"][0][2]
     (raw,) = div["c"][1]  # the paragraphs as WordprocessingML (render.ooxml)
     assert raw["c"][0] == "openxml"
-    assert raw["c"][1].startswith('<w:p><w:pPr><w:pStyle w:val="CiteledgerBreakdown"/></w:pPr>')
-    assert '<w:b/><w:bCs/></w:rPr><w:t xml:space="preserve">Unchecked</w:t>' in raw["c"][1]
+    assert raw["c"][1].startswith('<w:p><w:pPr><w:pStyle w:val="CiteledgerBreakdown"/><w:pBdr>')
+    title = '<w:b/><w:bCs/><w:color w:val="B00020"/></w:rPr><w:t xml:space="preserve">Unchecked'
+    assert title in raw["c"][1]  # bold in the border's colour (tests/test_docx_look.py)
     odt = fixture(pandoc_bytes("Claim [@st-stale]."), "odt").doc
     div = with_class(odt, "Div", "citeledger-breakdown")[0]
     assert div["c"][1][0]["c"][0]["t"] == "Strong"  # ODT: pandoc's own rendering
@@ -355,9 +356,9 @@ def test_markdown_callout_is_a_github_caution_alert(fmt: str) -> None:
 
 def test_plain_text_shouts_the_title_and_other_formats_bold_it() -> None:
     plain = fixture(pandoc_bytes("Claim [@st-stale]."), "plain").doc
-    typst = fixture(pandoc_bytes("Claim [@st-stale]."), "typst").doc
+    rst = fixture(pandoc_bytes("Claim [@st-stale]."), "rst").doc
     assert State.STALE.title.upper() in _text(body(plain)[1])
-    quote = body(typst)[1]["c"][1][0]
+    quote = body(rst)[1]["c"][1][0]
     assert quote["t"] == "BlockQuote" and quote["c"][0]["c"][0]["t"] == "Strong"
 
 

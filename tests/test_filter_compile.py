@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
-from helpers import PANDOC, venv_env
+from helpers import build_golden
 
 pytestmark = pytest.mark.slow  # compiles LaTeX, typst and DOCX: minutes, not seconds
 
@@ -30,14 +30,7 @@ TEX = shutil.which("pdflatex") or shutil.which("lualatex") or shutil.which("xela
 
 
 def _standalone(case: str, fmt: str, out: Path, *extra: str) -> None:
-    folder = GOLDEN / case
-    cmd = [PANDOC, "--defaults", str(folder / "defaults.yaml"), str(folder / "input.md")]
-    subprocess.run(
-        [*cmd, "-s", "-t", fmt, "-o", str(out), *extra],
-        env=venv_env(),
-        check=True,
-        capture_output=True,
-    )
+    build_golden(case, "-s", "-t", fmt, "-o", str(out), *extra)
 
 
 @pytest.mark.skipif(

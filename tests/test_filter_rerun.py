@@ -22,7 +22,7 @@ from helpers import body, pandoc_bytes, pandoc_json, run_main, walk, with_class
 from citeledger.build.citations import plain_text
 from citeledger.model import CitationRef, Judgement, State
 
-FORMATS = ["html", "latex", "docx", "gfm", "plain", "odt"]
+FORMATS = ["html", "latex", "docx", "gfm", "plain", "odt", "typst"]
 
 
 def fixture(raw: bytes, fmt: str = "html", **kw):  # type: ignore[no-untyped-def]

@@ -152,6 +152,7 @@ def test_a_remembered_outline_gives_the_full_loads_sources(
             for mine, theirs in zip(again.sources[key].quotes, source.quotes, strict=True):
                 assert mine.line == theirs.line
                 assert [r.line for r in mine.receipts] == [r.line for r in theirs.receipts]
+                assert [v.line for v in mine.reviews] == [v.line for v in theirs.reviews]
             for mine_w, theirs_w in (
                 (again.sources[key].withdrawn, source.withdrawn),
                 (again.sources[key].disputed, source.disputed),
@@ -176,3 +177,19 @@ def test_an_aliased_or_flow_style_ledger_is_parsed_whole(tmp_path: Path) -> None
         for _ in range(2):
             lazy = load_ledger(path, lazy=True)
             assert {**lazy.sources} == {**eager.sources}
+
+
+def test_an_outlined_source_keeps_its_review_lines(tmp_path: Path) -> None:
+    path = tmp_path / "citeledger.yaml"
+    filler = "".join(f"  f{i}:\n    url: https://example.org/{i}\n" for i in range(30))
+    path.write_text(
+        "sources:\n" + filler + "  r:\n    url: https://example.org/r\n    quotes:\n"
+        "      - text: Reviewed words.\n        reviews:\n          - date: '2026-01-01'\n"
+        "            reviewer: me\n            claim_sha256: abc\n            quote_sha256: def\n",
+        "utf-8",
+    )
+    eager = load_ledger(path)
+    load_ledger(path, lazy=True)
+    again = load_ledger(path, lazy=True)
+    (mine,), (theirs,) = again.sources["r"].quotes[0].reviews, eager.sources["r"].quotes[0].reviews
+    assert mine == theirs and mine.line == theirs.line == 67

@@ -29,6 +29,8 @@ def span_of(text: str, needle: str) -> str:
         ("10\u201320, \u22125 and x\u2012y", "10-20, -5 and x-y"),  # en dash, minus, figure dash
         ("classi-\nfication of well-\n   known", "classification of wellknown"),
         ("well-known and well\u2011known", "wellknown and wellknown"),
+        # an invisible character beside a compound's hyphen does not keep the hyphen
+        ("so-\u00adcalled and so-\u200bcalled", "socalled and socalled"),
         ("He left\u2014and came back", "He left-and came back"),  # a dash between words stays
         ("left -- and", "left-and"),
         ("fell to -5 degrees", "fell to -5 degrees"),  # a sign keeps its space before it

@@ -239,7 +239,8 @@ def test_arxiv_urls_pin_the_version() -> None:
     p = plan([Identifier("arxiv", "2101.00001v2"), Identifier("arxiv", "hep-th/9901001")])
     assert [c.url for c in p.calls] == [
         "https://arxiv.org/pdf/2101.00001v2",
-        "https://export.arxiv.org/api/query?id_list=2101.00001v2&max_results=1",
+        # the API is asked about the work: its answer names the newest version
+        "https://export.arxiv.org/api/query?id_list=2101.00001&max_results=1",
         "https://arxiv.org/pdf/hep-th/9901001",
         "https://export.arxiv.org/api/query?id_list=hep-th/9901001&max_results=1",
     ]

@@ -128,6 +128,23 @@ class Receipt:
 
 
 @dataclass(frozen=True)
+class Review:
+    """The writer's answer that a quote supports a claim, recorded by ``citeledger review``.
+
+    Kept under the quote in the ledger. The judge never reads it: a review neither makes nor
+    unmakes ``checked`` (that is the retrieval's to earn). It holds for the claim's words and
+    the quote's words it was made on (their digests); once either is edited it is out of date.
+    """
+
+    date: str
+    reviewer: str
+    claim_sha256: str
+    quote_sha256: str
+    claim: str = ""  # the claim's words when reviewed, so "out of date" can show what changed
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Quote:
     """What the writer says the source says, and the receipts of every check of it."""
 
@@ -136,6 +153,7 @@ class Quote:
     locator: str | None = None
     receipts: tuple[Receipt, ...] = ()
     asserted_verified: bool = False  # a hand-written verified/checked flag: never trusted
+    reviews: tuple[Review, ...] = ()  # the writer's reviews of claims against it (never judged)
     line: int | None = field(default=None, compare=False)
 
     @property

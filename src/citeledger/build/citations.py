@@ -88,11 +88,13 @@ Path = tuple[str | int, ...]
 _FLOAT_KINDS = ("fig", "sec", "tbl", "eq", "lst")
 _THEOREM_KINDS = ("thm", "lem", "cor", "prp", "cnj", "def", "exm", "exr", "sol", "rem")
 _CALLOUT_KINDS = ("nte", "tip", "wrn", "imp", "cau")
-CROSSREF_PREFIXES = (
+_LOWER_PREFIXES = (
     *(f"{kind}-" for kind in _FLOAT_KINDS),
     *(f"{kind}:" for kind in _FLOAT_KINDS),
     *(f"{kind}-" for kind in _THEOREM_KINDS + _CALLOUT_KINDS),
 )
+# both tools capitalise a reference that starts a sentence: ``@Fig:x``, ``@Fig-x``
+CROSSREF_PREFIXES = (*_LOWER_PREFIXES, *(p.capitalize() for p in _LOWER_PREFIXES))
 METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
 
 _BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
@@ -248,6 +250,7 @@ class Scan(NamedTuple):
     unverified: list[Json]  # the Span and Div nodes themselves (the filter marks them in place)
     previous: bool = False  # output of an earlier filter run is present (``render.previous``)
     prefixes: tuple[str, ...] = CROSSREF_PREFIXES  # this document's cross-reference prefixes
+    crossrefs: tuple[str, ...] = ()  # the cross-reference keys passed over, in document order
     # ``defer_claims``: the citations whose claim is its sentence, still to be cut (by
     # occurrence), and the walker that cuts it; see ``with_claim``
     deferred: Mapping[int, tuple[Json, Json]] = {}
@@ -298,7 +301,13 @@ def scan_document(
     except _PreviousSeen:
         pass
     return Scan(
-        walker.found, walker.unverified, walker.previous, walker.prefixes, walker.deferred, walker
+        walker.found,
+        walker.unverified,
+        walker.previous,
+        walker.prefixes,
+        tuple(walker.crossrefs),
+        walker.deferred,
+        walker,
     )
 
 
@@ -475,6 +484,7 @@ class _Walker:
         self.defer_claims = False
         self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
         self._previous = False  # output of an earlier run seen
+        self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
         self._texts: dict[int, _BlockText] = {}
 
     @property
@@ -677,6 +687,8 @@ class _Walker:
             yield from self._nested(prefix, (*item_path, "citationPrefix"))
             if not is_crossref(item.get("citationId", ""), self.prefixes):
                 yield item, item_path
+            else:
+                self.crossrefs.append(item.get("citationId", ""))
             suffix = item.get("citationSuffix") or []
             yield from self._nested(suffix, (*item_path, "citationSuffix"))
 

@@ -66,6 +66,7 @@ ones their frame (their uses are guarded so the build still succeeds).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -83,6 +84,7 @@ from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
 from citeledger.build.render.base import Renderer
 from citeledger.build.render.previous import strip_previous
+from citeledger.build.render.quarto import is_quarto_build
 from citeledger.build.render.words import Item
 from citeledger.confine import confine
 from citeledger.errors import CiteledgerError
@@ -91,6 +93,7 @@ from citeledger.model import CitationRef, Judgement, Ledger, State
 
 if TYPE_CHECKING:
     from citeledger.report.audit import AuditRow
+    from citeledger.review.status import Present
 
 # Every Cite serialises as "t":"Cite" (with or without a space); the word alone in a Str gives a
 # false alarm, which only costs the walk. Without this no Cite can be present.
@@ -204,7 +207,8 @@ def run_filter(
     if isinstance(prepared, FilterResult):
         return prepared
     scan, options = prepared
-    renderer = renderer_for(fmt, audit=options.audit)
+    quarto = is_quarto_build(doc_json["meta"], os.environ if environ is None else environ)
+    renderer = renderer_for(fmt, audit=options.audit, quarto=quarto)
     if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
         _render(doc_json, [], scan.unverified, renderer, options)
         return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
@@ -305,7 +309,10 @@ def _finalize(
     if options.references:
         add_references(doc_json["meta"], (item.judgement for item in items))
     if options.audit:
-        rows = [_audit_row(item, pages, judged.reader) for item in items]
+        from citeledger.review.status import present_claims
+
+        present = present_claims((i.judgement, i.found.ref.claim) for i in items)
+        rows = [_audit_row(item, pages, judged.reader, present) for item in items]
         doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
     if pages is not None:
         pages.write()  # raises CiteledgerError: the pages are part of the build
@@ -475,12 +482,15 @@ class _EvidencePages:
             ) from exc
 
 
-def _audit_row(item: Item, pages: _EvidencePages | None, reader: Any) -> AuditRow:
+def _audit_row(
+    item: Item, pages: _EvidencePages | None, reader: Any, present: Present | None = None
+) -> AuditRow:
     from citeledger.report.audit import row_for  # it loads the evidence store: only for an audit
 
     name = pages.name(item) if pages is not None else None
+    claim = item.found.ref.claim
     return row_for(
-        item.number, item.judgement, claim=item.found.ref.claim, evidence_page=name, reader=reader
+        item.number, item.judgement, claim=claim, evidence_page=name, reader=reader, present=present
     )
 
 

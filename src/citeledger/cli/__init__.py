@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeledger import __version__
+from citeledger.cli import review as review_cli
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
 
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RATIO",
         help="fail when the share of prose sentences with provenance is lower",
     )
+    review_cli.add_check_options(c)
     c.add_argument("--audience", help="the build's audience (default: public)")
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
@@ -91,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (a case per citation)")
     c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log of the breakdowns")
+    c.add_argument("--progress", action="store_true", help="print the checked share")
+    c.add_argument(
+        "--since",
+        metavar="REPORT.json",
+        help="a previous --json report: newly checked and newly broken citations since it",
+    )
 
     loc = sub.add_parser("locate", help="find a quote in a source file (the locator alone)")
     loc.add_argument("source", nargs="?")
@@ -124,6 +132,11 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--ledger", default="citeledger.yaml")
 
     _quote_parser(sub)
+    from citeledger.cli import adopt, pick
+
+    adopt.add_parser(sub)
+    pick.add_parser(sub)
+    review_cli.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
     i.add_argument("bibliography")
@@ -243,6 +256,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             junit_out=args.junit,
             sarif_out=args.sarif,
             validate_all=args.validate_all,
+            since=args.since,
+            show_progress=args.progress,
+            min_reviewed=args.min_reviewed,
         )
     if cmd == "locate":
         from citeledger.cli.locate import main as locate_main
@@ -275,8 +291,14 @@ def _dispatch(args: argparse.Namespace) -> int:
             quotes=args.quote,
             locator=args.locator,
         )
+    if cmd in ("adopt", "pick"):
+        from citeledger.cli import adopt, pick
+
+        return int((adopt if cmd == "adopt" else pick).main(args))
     if cmd == "quote":
         return _quote(args)
+    if cmd == "review":
+        return review_cli.run(args)
     if cmd == "import":
         from citeledger.ledger.record import import_bibliography
 

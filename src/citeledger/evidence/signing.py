@@ -54,6 +54,10 @@ SIGNED_FIELDS = (
     "signed_by",
     "signed_at",
 )
+#: Covered when present, left out of the payload when absent, so a signature made before the
+#: field existed still holds — and a signed one cannot be deleted (or reworded) unnoticed:
+#: recheck's version warning is a signed fact like any other.
+OPTIONAL_SIGNED_FIELDS = ("version_changed",)
 
 
 def default_key_path() -> Path:
@@ -77,6 +81,9 @@ def payload(receipt: Any) -> bytes:
         if isinstance(value, tuple):
             value = list(value)
         values[name] = value
+    for name in OPTIONAL_SIGNED_FIELDS:
+        if getattr(receipt, name, None) is not None:
+            values[name] = getattr(receipt, name)
     return json.dumps(values, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
 
 

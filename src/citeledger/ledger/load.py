@@ -61,6 +61,7 @@ from citeledger.model import (
     Ledger,
     Quote,
     Receipt,
+    Review,
     Source,
     Withdrawal,
 )
@@ -85,7 +86,8 @@ TOP_LEVEL_KEYS = (
 ASSERTION_FIELDS = ("verified", "checked", "status", "verified_at")
 ASSERTION_STATUSES = frozenset({"verified", "checked", "confirmed", "ok", "true", "yes", "done"})
 STRUCTURE_FIELDS = ("quotes", "withdrawn", "disputed", "audience")
-QUOTE_FIELDS = ("text", "id", "locator", "receipts")
+QUOTE_FIELDS = ("text", "id", "locator", "receipts", "reviews")
+REVIEW_FIELDS = ("date", "reviewer", "claim_sha256", "quote_sha256", "claim")
 RECORD_FIELDS = ("date", "reason", "source_says")
 
 RECEIPT_FIELDS = tuple(f.name for f in fields(Receipt) if f.name != "line")
@@ -450,7 +452,8 @@ class _SlicedSources(Mapping[str, Source]):
             key_node, value = node.value[0]
             if isinstance(key_node, ScalarNode) and key_node.value == key:
                 try:
-                    return _relined(_source(key, key_node, value, self._ctx), line)
+                    moved: Source = _relined(_source(key, key_node, value, self._ctx), line)
+                    return moved
                 except LedgerError:
                     pass  # its line is the span's: the full parse raises it at the file's line
         if self._full is None:
@@ -467,27 +470,21 @@ class _SlicedSources(Mapping[str, Source]):
         return key in self._spans
 
 
-def _relined(source: Source, lines: int) -> Source:
-    """A source parsed from its span, moved to the lines it stands on in the whole file."""
-
-    def down(line: int | None) -> int | None:
-        return None if line is None else line + lines
-
-    quotes = tuple(
-        dataclasses.replace(
-            q,
-            line=down(q.line),
-            receipts=tuple(dataclasses.replace(r, line=down(r.line)) for r in q.receipts),
-        )
-        for q in source.quotes
-    )
-    withdrawn, disputed = (
-        None if w is None else dataclasses.replace(w, line=down(w.line))
-        for w in (source.withdrawn, source.disputed)
-    )
-    return dataclasses.replace(
-        source, line=down(source.line), quotes=quotes, withdrawn=withdrawn, disputed=disputed
-    )
+def _relined(value: Any, lines: int) -> Any:
+    """A value parsed from a source's span, moved to the lines it stands on in the whole file:
+    every ``line`` of it and of the values it holds (quotes, receipts, reviews, withdrawals)."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    changes: dict[str, Any] = {}
+    for f in fields(value):
+        held = getattr(value, f.name)
+        if f.name == "line" and isinstance(held, int):
+            changes["line"] = held + lines
+        elif isinstance(held, tuple) and held and dataclasses.is_dataclass(held[0]):
+            changes[f.name] = tuple(_relined(v, lines) for v in held)
+        elif dataclasses.is_dataclass(held):
+            changes[f.name] = _relined(held, lines)
+    return dataclasses.replace(value, **changes) if changes else value
 
 
 class _LazySources(Mapping[str, Source]):
@@ -828,6 +825,7 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
         text_node: Node | None = None
         quote_id = locator = None
         receipts: tuple[Receipt, ...] = ()
+        reviews: tuple[Review, ...] = ()
         flagged = asserted
         for name, name_node, value in pairs(item, ctx.file, qwhere):
             if name == "text":
@@ -851,6 +849,8 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
                 locator = _text(value, "locator", ctx, qwhere)
             elif name == "receipts":
                 receipts = _receipts(value, ctx, qwhere)
+            elif name == "reviews":
+                reviews = _reviews(value, ctx, qwhere)
             elif name in ASSERTION_FIELDS:
                 flagged = True
             else:
@@ -885,9 +885,41 @@ def _quotes(node: Node, asserted: bool, ctx: _Ctx, key: str) -> tuple[Quote, ...
                 locator=locator,
                 receipts=receipts,
                 asserted_verified=flagged,
+                reviews=reviews,
                 line=line_of(item),
             )
         )
+    return tuple(out)
+
+
+_REVIEW_FIX = "reviews are written by citeledger review; restore this one from version control"
+
+
+def _reviews(node: Node, ctx: _Ctx, where: str) -> tuple[Review, ...]:
+    """The writer's reviews under a quote (``citeledger review``); never evidence of a check."""
+    if _is_null(node):
+        return ()
+    if not isinstance(node, SequenceNode):
+        raise ctx.error(f"reviews{where} must be a list, not {_kind(node)}", node, _REVIEW_FIX)
+    out = []
+    for item in node.value:
+        if not isinstance(item, MappingNode):
+            raise ctx.error(
+                f"a review{where} must be a mapping, not {_kind(item)}", item, _REVIEW_FIX
+            )
+        seen: dict[str, str] = {}
+        for name, name_node, value in pairs(item, ctx.file, f" in a review{where}"):
+            if name not in REVIEW_FIELDS:
+                raise ctx.error(
+                    f"unknown field '{name}' in a review{where}",
+                    name_node,
+                    f"a review takes {', '.join(REVIEW_FIELDS)}; {_REVIEW_FIX}",
+                )
+            seen[name] = _text(value, name, ctx, f" in a review{where}")
+        missing = [n for n in REVIEW_FIELDS[:4] if not seen.get(n)]
+        if missing:
+            raise ctx.error(f"a review{where} has no {missing[0]}", item, _REVIEW_FIX)
+        out.append(Review(**seen, line=line_of(item)))
     return tuple(out)
 
 

@@ -119,6 +119,32 @@ def _has_no_entry(path: Path) -> bool:
 
 def import_bibliography(ledger_path: str, bibliography: str) -> int:
     """BibTeX/BibLaTeX/CSL-JSON → ledger sources, via pandoc's own bibliography reader."""
+    items = read_bibliography(bibliography)
+    existing = (
+        set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
+    )
+    held, refused = plan_import(ledger_path, items, existing)
+    for key, why in refused:
+        print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
+    write_sources(ledger_path, held)
+    added, skipped = len(held), len(refused)
+    print(f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported)")
+    return 0
+
+
+def write_sources(ledger_path: str, held: Mapping[str, Mapping[str, Any]]) -> None:
+    """Append the sources ``held`` (key → fields) in one locked, atomic ledger write."""
+    if not held:
+        return
+    with ledger_mod.edit_ledger(ledger_path, create=True) as doc:
+        if doc.get("sources") is None:
+            doc["sources"] = {}
+        for key, fields in held.items():
+            doc["sources"][key] = dict(fields)
+
+
+def read_bibliography(bibliography: str) -> list[dict[str, Any]]:
+    """A BibTeX/BibLaTeX/CSL-JSON file as CSL-JSON items, or one line saying why it cannot be."""
     path = Path(bibliography)
     fix = "give a BibTeX/BibLaTeX .bib file or a CSL-JSON .json file (a list of items)"
     if path.suffix.lower() == ".json":
@@ -163,21 +189,7 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
             file=bibliography,
             fix=fix,
         )
-    existing = (
-        set(ledger_mod.load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
-    )
-    held, refused = plan_import(ledger_path, items, existing)
-    for key, why in refused:
-        print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
-    if held:
-        with ledger_mod.edit_ledger(ledger_path, create=True) as doc:
-            if doc.get("sources") is None:
-                doc["sources"] = {}
-            for key, fields in held.items():
-                doc["sources"][key] = fields
-    added, skipped = len(held), len(refused)
-    print(f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported)")
-    return 0
+    return items
 
 
 def plan_import(

@@ -305,7 +305,7 @@ def _build(
         if kind == "dash":
             raw = t1[s:e]
             rep = _dash_rep(
-                t1[s - 1] if s > copy_from else last, raw, t1[e] if e < size else "", text[s]
+                t1[s - 1] if s > copy_from else last, raw, _next_visible(t1, e), text[s]
             )
             if rep == raw:
                 continue
@@ -396,6 +396,16 @@ _ONE_FOR_ONE_RX = re.compile(f"[{re.escape(''.join(_ONE_FOR_ONE_MAP))}]")
 
 def _one_for_one(m: re.Match[str]) -> str:
     return _ONE_FOR_ONE_MAP[m.group()]
+
+
+def _next_visible(t1: str, e: int) -> str:
+    """The character at ``e``, past the soft hyphens and zero-width characters that are
+    dropped: "so-\u00adcalled" must meet "so-called" (the dash rule looks at a letter, not at
+    an invisible character)."""
+    size = len(t1)
+    while e < size and t1[e] in ZERO_WIDTH:
+        e += 1
+    return t1[e] if e < size else ""
 
 
 def _dash_rep(prev: str, raw: str, nxt: str, first: str) -> str:

@@ -35,6 +35,7 @@ from citeledger.evidence.store import EvidenceReader
 from citeledger.locate.edits import count_phrase
 from citeledger.model import Edit, Identifier, Judgement, State, Withdrawal
 from citeledger.report.summary import anchor_for
+from citeledger.review.status import Present
 
 Node = dict[str, Any]
 
@@ -45,6 +46,7 @@ ROW_CLASS = "citeledger-audit-row"
 EVIDENCE_LINK_CLASS = "citeledger-evidence-link"
 SOURCE_LINK_CLASS = "citeledger-source-link"
 CLAIM_LINK_CLASS = "citeledger-claim-link"
+REVIEW_CLASS = "citeledger-review"  # the writer's review of a checked claim, in its row
 CLAIM_CHARS = 280  # a claim longer than this is cut in the audit (the claim link shows it all)
 
 _COLUMNS = ("Claim", "Source", "State", "Reasons", "Links")
@@ -85,6 +87,7 @@ class AuditRow:
     withdrawal: Withdrawal | None = None
     signer: str | None = None  # who signed the receipt, and when (Judgement.signer)
     edits: tuple[Edit, ...] = ()  # a checked quotation's accepted brackets and omissions
+    review: str | None = None  # the writer's review of a checked claim, or that it is out of date
 
     @property
     def restricted(self) -> bool:
@@ -109,11 +112,14 @@ def row_for(
     claim: str = "",
     evidence_page: str | None = None,
     reader: EvidenceReader | None = None,
+    present: Present | None = None,
 ) -> AuditRow:
     """The row of one judged citation; the source link is the receipt's anchor when there is one.
 
     A restricted judgement yields a row with nothing of the source in it, so a caller cannot
-    leak it by passing an evidence page it wrote for another audience.
+    leak it by passing an evidence page it wrote for another audience. ``present``: the
+    document's claims by the quote they cite (``review.status.present_claims``), so a review of
+    another claim of the same quote is not shown as this one's, out of date.
     """
     state = judgement.state
     if state is State.RESTRICTED:
@@ -148,7 +154,17 @@ def row_for(
         edits=judgement.receipt.edits
         if state is State.CHECKED and judgement.receipt is not None
         else (),
+        review=_review_words(judgement, claim, present),
     )
+
+
+def _review_words(judgement: Judgement, claim: str, present: Present | None) -> str | None:
+    """A checked row's review (or that it is out of date); nothing while there is none yet —
+    ``check`` and ``review --list`` count those."""
+    from citeledger.review.status import NOT_REVIEWED, review_of
+
+    status = review_of(judgement, claim, present)
+    return None if status is None or status.state == NOT_REVIEWED else status.words
 
 
 # --- AST constructors (pandoc API 1.23, as JSON dicts) --------------------------------------------
@@ -294,7 +310,9 @@ def _state_cell(row: AuditRow) -> list[Node]:
         ["citeledger-state", f"citeledger-{state.value}"],
         [{"t": "Strong", "c": [{"t": "Str", "c": state.value}]}],
     )
-    signed = [_words(f"Signed by {row.signer}")] if row.signer else []
+    notes = [_words(f"Signed by {row.signer}")] if row.signer else []
+    if row.review and state is State.CHECKED:
+        notes.append([_span("", [REVIEW_CLASS], _words(row.review))])
     if state is State.CHECKED:
         if row.edits:  # "checked, with 1 omission": the reader is told the writer edited it
             badge_line = [
@@ -305,8 +323,8 @@ def _state_cell(row: AuditRow) -> list[Node]:
             ]
         else:
             badge_line = [badge]
-        return _lines([badge_line, *signed]) if signed else badge_line
-    return _lines([[badge], _words(state.title), *signed])
+        return _lines([badge_line, *notes]) if notes else badge_line
+    return _lines([[badge], _words(state.title), *notes])
 
 
 def _reasons(row: AuditRow) -> list[str]:

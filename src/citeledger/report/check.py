@@ -121,12 +121,17 @@ def _run_check(
     junit_out: str | None = None,
     sarif_out: str | None = None,
     validate_all: bool = False,
+    min_reviewed: float | None = None,
+    since: str | None = None,
+    show_progress: bool = False,
 ) -> int:
-    if min_coverage is not None and not 0 <= min_coverage <= 1:
-        raise CiteledgerError(
-            f"--min-coverage {min_coverage:g} is not a share between 0 and 1",
-            fix="write e.g. --min-coverage 0.6 for 60% of prose sentences",
-        )
+    previous = None
+    if since is not None:  # read first: a bad --since costs nothing else
+        from citeledger.report.progress import read_report
+
+        previous = read_report(since)
+    _share_or_refuse("--min-reviewed", min_reviewed, "checked citations with a review")
+    _share_or_refuse("--min-coverage", min_coverage, "prose sentences")
     from citeledger.build.citations import find_citations
     from citeledger.report.coverage import compute_coverage
 
@@ -175,6 +180,7 @@ def _run_check(
         "without_provenance": without,
     }
     report = build_report(entries, coverage, warnings)
+    reviews = _add_reviews(report, entries)
     for w in warnings:
         print(visible(f"[WARNING] citeledger: {w}"), file=sys.stderr)
     if json_out and json_out != "-":
@@ -192,6 +198,14 @@ def _run_check(
             print(commands, file=summary_stream)
         quiet = True  # the annotations carry the detail; the log keeps the summary line
     print(visible(summary_text(report, quiet=quiet)), file=summary_stream)
+    if reviews["checked"]:
+        from citeledger.review.status import tally_line
+
+        print(tally_line(reviews), file=summary_stream)
+    if show_progress or previous is not None:
+        from citeledger.report.progress import progress, progress_text
+
+        print(visible(progress_text(progress(report, previous))), file=summary_stream)
     if json_out == "-":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -205,7 +219,40 @@ def _run_check(
             file=sys.stderr,
         )
         code = 1
-    return code
+    return code | _below_reviewed(reviews, min_reviewed)
+
+
+def _share_or_refuse(option: str, value: float | None, of: str) -> None:
+    if value is not None and not 0 <= value <= 1:
+        raise CiteledgerError(
+            f"{option} {value:g} is not a share between 0 and 1",
+            fix=f"write e.g. {option} 0.6 for 60% of {of}",
+        )
+
+
+def _add_reviews(report: dict[str, Any], entries: Sequence[Entry]) -> dict[str, Any]:
+    """Each checked citation's review state in the report, and the counts (``review.status``)."""
+    from citeledger.review.status import present_claims, review_of, tally
+
+    present = present_claims((e.judgement, e.ref.claim) for e in entries)
+    statuses = [review_of(e.judgement, e.ref.claim, present) for e in entries]
+    for cited, status in zip(report["citations"], statuses, strict=True):
+        if status is not None:
+            cited["review"] = status.state
+    report["reviews"] = tally(statuses)
+    return dict(report["reviews"])
+
+
+def _below_reviewed(reviews: dict[str, Any], min_reviewed: float | None) -> int:
+    ratio = reviews["ratio"]
+    if min_reviewed is None or ratio is None or ratio >= min_reviewed:
+        return 0
+    print(
+        f"citeledger: {ratio:.0%} of checked citations reviewed, below --min-reviewed "
+        f"{min_reviewed:.0%}; run `citeledger review`",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _write_ci_reports(report: dict[str, Any], junit_out: str | None, sarif_out: str | None) -> None:

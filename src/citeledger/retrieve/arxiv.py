@@ -3,8 +3,12 @@
 Ids are parsed by ``identifiers``, the ledger's own grammar.
 
 A versioned id (``2101.00001v2``) is fetched at exactly that version; an unversioned one gets the
-latest, and the API's answer says which version that was. It must never rewrite an id into a
-different work (an old-form id stays old-form) and never send anything but the id.
+latest, and the API's answer says which version that was. The API is always asked about the work
+(the id without its version), so its answer names the newest version even for a pinned id:
+``version`` is the version the PDF is, ``latest_version`` the newest one arXiv lists — how
+recheck learns that a pinned v1 was superseded (a pinned id's PDF never changes). It must never
+rewrite an id into a different work (an old-form id stays old-form) and never send anything but
+the id.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ def pdf_url(aid: ArxivId, config: RetrieveConfig) -> str:
 
 
 def api_url(aid: ArxivId, config: RetrieveConfig) -> str:
-    return f"{config.arxiv_api_base}query?id_list={quote(aid.id, safe='/.')}&max_results=1"
+    """The API asked about the work, not a version: its entry is the newest version."""
+    return f"{config.arxiv_api_base}query?id_list={quote(aid.base, safe='/.')}&max_results=1"
 
 
 class ArxivProvider(NetworkProvider):
@@ -92,11 +97,15 @@ def parse_atom(body: bytes, aid: ArxivId) -> Mapping[str, Any]:
     if summary:
         record["abstract"] = summary
     m = re.search(r"v(\d+)$", entry_id)
-    version = int(m.group(1)) if m else aid.version
+    latest = int(m.group(1)) if m else None
+    version = aid.version or latest  # a pinned id is that version, whatever is newest
     if version:
         record["version"] = f"v{version}"
+    if latest:
+        record["latest_version"] = f"v{latest}"
     record["number"] = f"arXiv:{aid.base}"
-    record["URL"] = entry_id.replace("http://", "https://", 1)
+    url = entry_id.replace("http://", "https://", 1)
+    record["URL"] = re.sub(r"v\d+$", f"v{version}", url) if aid.version else url
     for tag, key in (("doi", "DOI"), ("journal_ref", "container-title"), ("comment", "note")):
         value = " ".join((entry.findtext(f"{_ARXIV}{tag}") or "").split())
         if value:

@@ -89,7 +89,9 @@ def version_change(previous: Receipt | None, metadata: Any) -> str | None:
     if previous is None or not metadata:
         return None
     before = previous.metadata or {}
-    old, new = before.get("version"), metadata.get("version")
+    # arXiv: the version checked, against the newest it lists (a pinned id stays its version)
+    old = before.get("version")
+    new = metadata.get("latest_version") or metadata.get("version")
     old_n, new_n = _version_number(old), _version_number(new)
     if old_n is not None and new_n is not None and new_n > old_n:
         return f"a newer version of the work exists: checked {old}, now {new}"

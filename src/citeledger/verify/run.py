@@ -111,6 +111,20 @@ def run_verify(ledger_path: str, **options: Any) -> int:
     return execute(VERIFY, ledger_path, **options)
 
 
+def load_confined(ledger_path: str, allow_outside: bool) -> Ledger:
+    """The ledger, its evidence folder (where verify writes) kept inside the project."""
+    led = ledger_mod.load_ledger(ledger_path)
+    confine(
+        led.evidence_dir,
+        [led.root],
+        named_by="its evidence_dir",
+        what="a folder",
+        allow=allow_outside or allowed_by(),
+        file=ledger_path,
+    )
+    return led
+
+
 def execute(
     mode: Mode,
     ledger_path: str,
@@ -128,15 +142,7 @@ def execute(
     from citeledger import retrieve
 
     verb, handle, conditional = mode.verb, mode.handle, mode.conditional
-    led = ledger_mod.load_ledger(ledger_path)
-    confine(  # the evidence is written there
-        led.evidence_dir,
-        [led.root],
-        named_by="its evidence_dir",
-        what="a folder",
-        allow=allow_outside or allowed_by(),
-        file=ledger_path,
-    )
+    led = load_confined(ledger_path, allow_outside)
     sources = mode.select(led, only)
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")

@@ -62,6 +62,14 @@ class Run:
         return [line for line in self.err.splitlines() if line.startswith("[WARNING] citeledger: ")]
 
 
+def build_golden(case: str, *args: str) -> None:
+    """pandoc on ``tests/golden/<case>`` (its defaults: the fixture judge's filter), ``args``
+    naming the output."""
+    folder = REPO / "tests" / "golden" / case
+    cmd = [PANDOC, "--defaults", str(folder / "defaults.yaml"), str(folder / "input.md"), *args]
+    subprocess.run(cmd, env=venv_env(), check=True, capture_output=True)
+
+
 def run_main(raw: bytes, fmt: str = "html", **kw: Any) -> Run:
     from citeledger.build.filter import main
 

@@ -10,13 +10,16 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
   bold words so it reads without a reference document;
 - ``markdown`` (gfm, commonmark, commonmark_x, markdown and its variants): GitHub alerts,
   ``> [!CAUTION]``;
-- ``plain`` (plain, typst, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
+- ``typst``: a framed, coloured block and flag, the show rules of ``templates/citeledger.typ``
+  in header-includes;
+- ``plain`` (plain, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
   quote whose first words are the title in bold (in capitals for ``plain``, which drops bold).
 
-In every family a checked citation of a web source carries a ``source`` link to the passage
-(not in ``plain``, which drops URLs), and a writer's ``[…]{.unverified}`` Span or
-``::: unverified`` Div carries a visible ``[unverified]`` word marker — a declaration, styled
-neither as a check nor as a breakdown (``render.base``).
+In a Quarto build (``render.quarto``) callouts also carry Quarto's ``callout-warning`` or
+``callout-important`` class. In every family a checked citation of a web source carries a
+``source`` link to the passage (not in ``plain``, which drops URLs), and a writer's
+``[…]{.unverified}`` Span or ``::: unverified`` Div carries a visible ``[unverified]`` word
+marker — a declaration, styled neither as a check nor as a breakdown (``render.base``).
 
 Renderers build AST nodes and nothing else: they never judge, read the ledger or print.
 """
@@ -48,6 +51,7 @@ _FAMILIES = {
     "docx": "docx",
     "odt": "docx",
     "icml": "docx",
+    "typst": "typst",
     "gfm": "markdown",
     "markdown_github": "markdown",
     "commonmark": "markdown",
@@ -68,15 +72,21 @@ def family_of(fmt: str) -> str:
     return _FAMILIES.get(base_format(fmt), "plain")
 
 
-def renderer_for(fmt: str, *, audit: bool = False) -> Renderer:
-    """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows."""
+def renderer_for(fmt: str, *, audit: bool = False, quarto: bool = False) -> Renderer:
+    """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows; ``quarto``:
+    callouts also carry Quarto's callout classes (``render.quarto``)."""
     from importlib import import_module
 
     family = family_of(fmt)
     # only the family's own module: every build pays for its imports (docx's pull in xml)
     module, name = _RENDERERS[family]
-    renderer: type[Renderer] = getattr(import_module(f"citeledger.build.render.{module}"), name)
-    return renderer(base_format(fmt), audit=audit)
+    made: type[Renderer] = getattr(import_module(f"citeledger.build.render.{module}"), name)
+    renderer = made(base_format(fmt), audit=audit)
+    if quarto:
+        from citeledger.build.render.quarto import for_quarto
+
+        return for_quarto(renderer)
+    return renderer
 
 
 _RENDERERS = {
@@ -84,5 +94,6 @@ _RENDERERS = {
     "latex": ("latex", "LatexRenderer"),
     "docx": ("docx", "DocxRenderer"),
     "markdown": ("markdown", "MarkdownRenderer"),
+    "typst": ("typst", "TypstRenderer"),
     "plain": ("plain", "PlainRenderer"),
 }

@@ -11,8 +11,14 @@ WordprocessingML (``render.ooxml``): pandoc's writer would give each of them its
 invisible-bullet numbering in a list item and the reasons the list's style. ODT and ICML keep
 pandoc's rendering, with the style also set on each reason's own paragraph.
 Without any styling the words still carry it: the title, the flag and the marker are bold. The
-flag's link is inside the styled Span (a run has one character style, and a link's "Hyperlink"
-style would otherwise replace ours). Never prints.
+flag's link is around the styled Span (a run has one character style, and a link's "Hyperlink"
+style would otherwise replace ours).
+
+Loud in any reference document (DOCX): the callout's paragraphs carry direct formatting too, a
+border and shading in the stylesheet's colours (``render.ooxml``), and the flag is one run of
+WordprocessingML, bold, coloured, bordered and shaded, inside the Span that makes pandoc define
+the "Citeledger Flag" style. ``templates/reference.docx`` defines the three styles with the same
+look, for documents built from it. Never prints.
 """
 
 from __future__ import annotations
@@ -23,12 +29,15 @@ from citeledger.build.names import FLAG_CLASS, UNVERIFIED_LABEL_CLASS
 from citeledger.build.render import ast, ooxml
 from citeledger.build.render.ast import Node
 from citeledger.build.render.base import Renderer
+from citeledger.build.render.palette import look_of
 from citeledger.build.render.words import Item, flag_text, unverified_text
 
 BREAKDOWN_STYLE = "Citeledger Breakdown"
 BREAKDOWN_STYLE_ID = BREAKDOWN_STYLE.replace(" ", "")  # pandoc's id of a custom style
 FLAG_STYLE = "Citeledger Flag"
+FLAG_STYLE_ID = FLAG_STYLE.replace(" ", "")
 UNVERIFIED_STYLE = "Citeledger Unverified"
+UNVERIFIED_STYLE_ID = UNVERIFIED_STYLE.replace(" ", "")
 
 
 class DocxRenderer(Renderer):
@@ -55,25 +64,28 @@ class DocxRenderer(Renderer):
                 run.append(block)
                 continue
             if run:
-                out += self._styled(run, depth)
+                out += self._styled(run, depth, items)
                 run = []
             if block is not None:
-                out.append(ast.div(block["c"][0], self._styled(block["c"][1], depth)))
+                own = [i for i in items if i.found.breakdown_anchor == block["c"][0][0]]
+                out.append(ast.div(block["c"][0], self._styled(block["c"][1], depth, own or items)))
         return out
 
-    def _styled(self, blocks: list[Node], depth: int) -> list[Node]:
+    def _styled(self, blocks: list[Node], depth: int, items: list[Item]) -> list[Node]:
         if self.fmt == "docx":
-            xml = ooxml.paragraphs(blocks, BREAKDOWN_STYLE_ID, depth)
+            look = look_of(item.state for item in items)
+            xml = ooxml.paragraphs(blocks, BREAKDOWN_STYLE_ID, depth, look)
             if xml is not None:
                 return [ast.raw_block("openxml", xml)]
         return [_styled_lists(block) for block in blocks]
 
     def flag(self, item: Item) -> Node:
         classes = [FLAG_CLASS, f"citeledger-{item.state.value}"]
-        styled = ast.span(
-            ast.attr("", [], [("custom-style", FLAG_STYLE)]),
-            [ast.strong([ast.str_(flag_text(item))])],
-        )
+        words = [ast.strong([ast.str_(flag_text(item))])]
+        if self.fmt == "docx":
+            xml = ooxml.flag_run(flag_text(item), FLAG_STYLE_ID, look_of([item.state]))
+            words = [ast.raw_inline("openxml", xml)]
+        styled = ast.span(ast.attr("", [], [("custom-style", FLAG_STYLE)]), words)
         inner = styled
         if not item.found.in_link:
             inner = ast.link([styled], self.flag_target(item))

@@ -8,6 +8,12 @@ callout carries the "Citeledger Breakdown" paragraph style, reason bullets inclu
 a hanging indent instead of Word numbering), and inside a list item each paragraph says
 "no numbering" (``numId`` 0) and is indented to the item's text, so it stays part of the item.
 
+Loud in any reference document: a style can be empty (pandoc's default reference.docx defines
+ours as Body Text), so each paragraph also carries direct formatting — a border (thick on the
+left, as the stylesheet's), the stylesheet's shading, and the title's words bold in the border's
+colour (``render.palette``). Adjacent paragraphs with the same border form one box in Word and
+LibreOffice. A flag is a run with the same direct formatting (``flag_run``).
+
 Only the few nodes ``render.words`` builds are written (paragraphs, a flat bullet list, strong,
 emphasis, code, quotes, superscript, internal ``#links``); anything else returns None and the
 caller keeps pandoc's rendering. Builds strings, nothing else: no I/O, never prints.
@@ -18,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from citeledger.build.render.palette import BREAKDOWN, Look
 from citeledger.inert import visible
 
 Node = dict[str, Any]
@@ -31,18 +38,63 @@ class Unsupported(Exception):
     """A node this writer does not know: keep pandoc's rendering instead."""
 
 
-def paragraphs(blocks: list[Node], style_id: str, depth: int = 0) -> str | None:
-    """``blocks`` as ``<w:p>`` elements in style ``style_id``; ``depth``: enclosing list items."""
+def paragraphs(
+    blocks: list[Node], style_id: str, depth: int = 0, look: Look = BREAKDOWN
+) -> str | None:
+    """``blocks`` as ``<w:p>`` elements in style ``style_id`` and ``look``'s border and
+    shading, the first one's words in its ink (the title); ``depth``: enclosing list items."""
     try:
-        return "".join(_block(block, style_id, depth * INDENT) for block in blocks)
+        return "".join(
+            _block(block, _Frame(style_id, look, title=k == 0), depth * INDENT)
+            for k, block in enumerate(blocks)
+        )
     except Unsupported:
         return None
 
 
-def _block(block: Node, style_id: str, left: int) -> str:
+def flag_run(text: str, style_id: str, look: Look = BREAKDOWN) -> str:
+    """A flag's words as one run: its character style, bold, in ink, bordered and shaded."""
+    return _run(text, (f'<w:rStyle w:val="{style_id}"/>', *flag_marks(look)))
+
+
+def flag_marks(look: Look) -> tuple[str, ...]:
+    """A flag's run properties (also the "Citeledger Flag" style of templates/reference.docx)."""
+    return (
+        "<w:b/><w:bCs/>",
+        f'<w:color w:val="{look.ink}"/>',
+        f'<w:bdr w:val="single" w:sz="6" w:space="0" w:color="{look.ink}"/>',
+        f'<w:shd w:val="clear" w:color="auto" w:fill="{look.fill}"/>',
+    )
+
+
+def box(look: Look) -> str:
+    """A callout paragraph's border and shading (``w:pBdr``, ``w:shd``), thick on the left as
+    the stylesheet's; also the "Citeledger Breakdown" style of templates/reference.docx."""
+    sides = {"top": 12, "left": 48, "bottom": 12, "right": 12}  # eighths of a point
+    edges = "".join(
+        f'<w:{side} w:val="single" w:sz="{size}" w:space="4" w:color="{look.ink}"/>'
+        for side, size in sides.items()
+    )
+    return f'<w:pBdr>{edges}</w:pBdr><w:shd w:val="clear" w:color="auto" w:fill="{look.fill}"/>'
+
+
+class _Frame:
+    """What every paragraph of one callout shares: its style and its look."""
+
+    def __init__(self, style_id: str, look: Look, *, title: bool) -> None:
+        self.style_id = style_id
+        self.look = look
+        self.title = title
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        return (f'<w:color w:val="{self.look.ink}"/>',) if self.title else ()
+
+
+def _block(block: Node, frame: _Frame, left: int) -> str:
     t = block.get("t")
     if t in ("Para", "Plain"):
-        return _paragraph(block["c"], style_id, left, left > 0)
+        return _paragraph(block["c"], frame, left, left > 0)
     if t == "BulletList":
         out = []
         for item in block["c"]:
@@ -52,21 +104,23 @@ def _block(block: Node, style_id: str, left: int) -> str:
                 lead = [{"t": "Str", "c": BULLET}] if k == 0 else []
                 hang = BULLET_HANG if k == 0 else 0
                 out.append(
-                    _paragraph(lead + sub["c"], style_id, left + BULLET_HANG, True, hanging=hang)
+                    _paragraph(lead + sub["c"], frame, left + BULLET_HANG, True, hanging=hang)
                 )
         return "".join(out)
     raise Unsupported(t)
 
 
 def _paragraph(
-    inlines: list[Node], style_id: str, left: int, no_numbering: bool, hanging: int = 0
+    inlines: list[Node], frame: _Frame, left: int, no_numbering: bool, hanging: int = 0
 ) -> str:
-    props = f'<w:pStyle w:val="{style_id}"/>'
+    # w:pPr children in the schema's order: pStyle, numPr, pBdr, shd, ind
+    props = f'<w:pStyle w:val="{frame.style_id}"/>'
     if no_numbering:  # inside a list item: "not numbered", so it stays part of the item
         props += '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="0"/></w:numPr>'
+    props += box(frame.look)
     if left:
         props += f'<w:ind w:left="{left}"' + (f' w:hanging="{hanging}"' if hanging else "") + "/>"
-    return f"<w:p><w:pPr>{props}</w:pPr>{_runs(inlines, ())}</w:p>"
+    return f"<w:p><w:pPr>{props}</w:pPr>{_runs(inlines, frame.marks)}</w:p>"
 
 
 def _runs(inlines: list[Node], marks: tuple[str, ...]) -> str:
@@ -116,7 +170,7 @@ def _rank(mark: str) -> int:
     return _ORDER.index(mark[1:].split("/")[0].split()[0])  # "<w:b/><w:bCs/>" -> "w:b"
 
 
-_ORDER = ("w:rStyle", "w:b", "w:i", "w:vertAlign")
+_ORDER = ("w:rStyle", "w:b", "w:i", "w:color", "w:bdr", "w:shd", "w:vertAlign")
 
 
 def _run(text: str, marks: tuple[str, ...]) -> str:

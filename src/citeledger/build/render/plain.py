@@ -1,4 +1,4 @@
-"""Every other format (plain, typst, rst, org, asciidoc, jats, man, …): a visible fallback.
+"""Every other format (plain, rst, org, asciidoc, jats, man, …): a visible fallback.
 
 The callout is a block quote inside the design's Div (writers that know Divs keep the classes and
 the id; the others drop them and keep the quote). Its title is bold; the ``plain`` writer drops

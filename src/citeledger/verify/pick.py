@@ -1,0 +1,259 @@
+"""The pick act: a quote selected from the retrieved text, written with its receipt.
+
+Seed 000's rule 6: the quotation is the source's own words, selected mechanically. ``pick``
+works on a ``Capture`` — the source's stored evidence when a receipt names one, else a
+retrieval made now under verify's plan, consent and lock — and ``record`` writes the selected
+span's exact characters as the quote, then runs that quote through the same locate + receipt
+path as verify (``receipts_for_capture``) and appends the receipt, chained and signed, by
+verify's batch writer. The receipt is only written when the locator finds the quote at the very
+span selected: a selection is never asserted checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from citeledger import ledger as ledger_mod
+from citeledger.errors import CiteledgerError, ExtractError
+from citeledger.evidence import leftovers
+from citeledger.evidence.store import EvidenceReader, EvidenceStore, StoredEvidence
+from citeledger.inert import visible
+from citeledger.model import Extracted, Ledger, Quote, Receipt, Retrieval, Source
+from citeledger.verify.batch import Finished, ReceiptBatch
+from citeledger.verify.receipts import Analysis, Capture, capture, receipts_for_capture
+
+
+@dataclass(frozen=True)
+class Session:
+    """The text a writer picks from, and what recording a pick needs."""
+
+    ledger_path: str
+    ledger: Ledger
+    source: Source
+    extracted: Extracted  # the text shown and selected from
+    origin: str  # "stored evidence …" or "retrieved now"
+    cap: Capture | None = None  # the stored evidence, when the pick is made from it
+    retrieval: Retrieval | None = None  # a retrieval made now: stored with the pick
+    limits: Any = None  # the extraction worker's limits, for that retrieval
+    metadata: Any = None  # the registry's answer, as verify hands it to the receipt
+    fulltext_error: str | None = None  # a DOI's landing page, not the work: why
+
+    @property
+    def text(self) -> str:
+        return self.extracted.text
+
+
+def the_source(led: Ledger, key: str) -> Source:
+    source = led.sources.get(key)
+    if source is None:
+        raise CiteledgerError(
+            f"source '{key}' is not in the ledger",
+            file=led.path,
+            fix=f"add it first: citeledger adopt DOC --bib FILE, or citeledger add {key} --url …",
+        )
+    if source.withdrawn is not None:
+        raise CiteledgerError(
+            f"source '{key}' is withdrawn; a quote from it would support nothing",
+            file=led.path,
+            fix="cite another source",
+        )
+    return source
+
+
+@contextlib.contextmanager
+def session(
+    ledger_path: str,
+    key: str,
+    *,
+    assume_yes: bool = False,
+    allow_private: bool = False,
+    config_path: str | None = None,
+    allow_outside: bool = False,
+    out: TextIO | None = None,
+) -> Iterator[Session]:
+    """The source's text, under verify's run lock for the whole pick (stored or retrieved)."""
+    from citeledger.verify.run import load_confined, run_lock
+
+    out = out or sys.stdout
+    led = load_confined(ledger_path, allow_outside)
+    source = the_source(led, key)
+    with run_lock(led, "pick", out):  # held for the whole pick: no verify interleaves
+        stored = stored_capture(led, source)
+        if stored is not None:
+            fulltext = next(
+                (
+                    q.latest.fulltext_error
+                    for q in source.quotes
+                    if q.latest is not None and q.latest.evidence == stored.stored.evidence
+                ),
+                None,
+            )
+            origin = f"stored evidence {stored.stored.evidence}"
+            assert stored.extracted is not None
+            yield Session(
+                ledger_path,
+                led,
+                source,
+                stored.extracted,
+                origin,
+                cap=stored,
+                metadata=stored.retrieval.metadata,
+                fulltext_error=fulltext,
+            )
+            return
+        retrieval, extracted, outcome, limits = _retrieve(
+            led, source, assume_yes, allow_private, config_path, out
+        )
+        yield Session(
+            ledger_path,
+            led,
+            source,
+            extracted,
+            "retrieved now",
+            retrieval=retrieval,
+            limits=limits,
+            metadata=outcome.metadata,
+            fulltext_error=outcome.fulltext_error,
+        )
+
+
+def stored_capture(led: Ledger, source: Source) -> Capture | None:
+    """The newest stored evidence a receipt of ``source`` names, when it holds the work's text."""
+    receipts = [q.latest for q in source.quotes if q.latest is not None]
+    usable = [
+        r
+        for r in receipts
+        if r.evidence and r.extractor and r.text_sha256 and r.outcome in ("found", "not-found")
+    ]
+    if not usable:
+        return None
+    r = max(usable, key=lambda x: x.retrieved_at)
+    assert r.evidence is not None and r.extractor is not None and r.body_sha256 is not None
+    ev = EvidenceReader(led.evidence_dir).load(r.evidence)
+    if ev.problems or ev.text is None or ev.text_sha256 != r.text_sha256:
+        return None  # a damaged store: pick retrieves afresh rather than trust it
+    name, _, version = r.extractor.rpartition(" ")
+    kind = "pdf" if "pdf" in (r.content_type or "").lower() else "html"
+    extracted = Extracted(
+        text=ev.text,
+        kind=kind,
+        extractor=name or r.extractor,
+        extractor_version=version,
+        page_starts=tuple(ev.page_starts),
+        title=ev.title,
+        last_revised=ev.last_revised,
+    )
+    headers = tuple((k, v) for k, v in (("etag", r.etag), ("last-modified", r.last_modified)) if v)
+    retrieval = Retrieval(
+        identifier=source.identifier,
+        requested_url=r.requested_url or "",
+        url=r.url or "",
+        status=r.status or 200,
+        content_type=r.content_type,
+        body=b"",  # not needed: the text is the stored one, tied to its body when it was stored
+        retrieved_at=r.retrieved_at,
+        response_headers=headers,
+        redirects=tuple(r.redirects),
+        metadata=r.metadata,
+    )
+    stored = StoredEvidence(r.evidence, r.body_sha256, r.text_sha256, r.evidence_sha256)
+    return Capture(retrieval, stored, extracted, None, None)
+
+
+def _retrieve(
+    led: Ledger,
+    source: Source,
+    assume_yes: bool,
+    allow_private: bool,
+    config_path: str | None,
+    out: TextIO,
+) -> tuple[Retrieval, Extracted, Any, Any]:
+    """One retrieval, stated first as verify states its plan, and its text extracted (in a
+    limited worker). Nothing is stored until a passage is picked."""
+    from citeledger import retrieve
+    from citeledger.verify.bounded import run_bounded
+    from citeledger.verify.receipts import analyse
+    from citeledger.verify.run import _confirm, _request, load_config
+
+    config = load_config(config_path, allow_private)
+    request = _request(retrieve.FetchRequest, led, [source], False)
+    out.write(visible(retrieve.plan([request], config).describe()) + "\n")
+    if not _confirm("Send this request? [y/N] ", assume_yes, out):
+        raise CiteledgerError("nothing was sent, so there is no text to pick from", fix="answer y")
+    (outcome,) = retrieve.fetch_all_sync([request], config)
+    r = outcome.retrieval
+    if r is None:
+        why = outcome.error.message if outcome.error is not None else "no response"
+        raise CiteledgerError(
+            f"@{source.key} could not be retrieved: {why}",
+            fix="check the identifier, or run `citeledger verify` to record the failure",
+        )
+    limits = config.extraction_limits
+    task = (r.body, r.content_type, r.url, r.status, (), limits.max_inflated_bytes)
+    try:
+        work = run_bounded(analyse, task, limits)
+    except ExtractError as exc:
+        work = Analysis(None, exc.message)
+    if work.reason is not None or work.extracted is None:
+        raise CiteledgerError(
+            f"@{source.key}: {work.reason or 'no text of the work'}",
+            fix="there is no text to pick a quote from; cite the passage from another source",
+        )
+    return r, work.extracted, outcome, limits
+
+
+def record(
+    s: Session, start: int, end: int, locator: str | None, quote_id: str | None = None
+) -> Receipt:
+    """Write ``text[start:end]`` as a quote of the source and its receipt from the same text.
+
+    Refused (nothing written) unless the locator finds the quote at exactly this span, alone.
+    """
+    from citeledger.verify.run import _record_head
+
+    words = s.text[start:end]
+    probe = dataclasses.replace(s.source, quotes=(Quote(text=words, id=quote_id, locator=locator),))
+    cap, pending = s.cap, None
+    if cap is None:  # stored now, as verify stores it: extracted, located, snapshot drawn
+        assert s.retrieval is not None
+        folder = Path(s.ledger.evidence_dir)
+        pending = leftovers.note(folder, s.ledger_path, s.retrieval.body)
+        cap = capture(s.retrieval, EvidenceStore(folder), (probe,), s.limits)
+        if cap.extracted is None or cap.extracted.text != s.text:
+            raise CiteledgerError(
+                "the source's text came out differently the second time it was extracted",
+                fix="run pick again",
+            )
+    ((_, receipt),) = receipts_for_capture(
+        probe, cap, metadata=s.metadata, fulltext_error=s.fulltext_error
+    )
+    if receipt.outcome != "found" or (receipt.char_start, receipt.char_end) != (start, end):
+        raise CiteledgerError(
+            "the selection is not found where it was selected: "
+            + (receipt.reason or "the locator placed it elsewhere"),
+            fix="widen the selection until the passage is unique in the source",
+        )
+    if receipt.reason:  # e.g. the passage occurs more than once in the source
+        raise CiteledgerError(
+            f"the selection is not unique: {receipt.reason}",
+            fix="widen the selection until the passage is unique in the source",
+        )
+    from citeledger.evidence.signing import load_signer
+
+    ledger_mod.add_quote(s.ledger_path, s.source.key, words, locator=locator, quote_id=quote_id)
+    source = ledger_mod.load_ledger(s.ledger_path).sources[s.source.key]
+    index = next(i for i, q in enumerate(source.quotes) if q.text == words)
+    batch = ReceiptBatch(s.ledger_path, s.ledger.evidence_dir, load_signer())
+    host = urlsplit(receipt.url or "").hostname or "local files"
+    item = Finished(source, [(index, receipt)], "picked", host)
+    (written,) = batch.write([item], [pending] if pending else [])
+    if batch.head:
+        _record_head(s.ledger_path, batch.head)
+    return written.receipts[0][1]
