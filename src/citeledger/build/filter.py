@@ -534,7 +534,10 @@ def main(
         out.flush()
         return 0
     try:  # the whole job, in a thread whose stack fits any document pandoc reads
-        return run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ))
+        from citeledger.ledger.load import gc_paused
+
+        with gc_paused():  # millions of objects, no cycles: the collector's passes are wasted
+            return run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ))
     except CiteledgerError as exc:
         err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
         return 2

@@ -210,8 +210,9 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Loading allocates tens of thousands of objects and frees none: collecting is wasted."""
+def gc_paused() -> Iterator[None]:
+    """Loading allocates tens of thousands of objects and frees none: collecting is wasted (the
+    filter pauses it for its whole run, for the same reason: an AST is a tree, not cycles)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -266,7 +267,7 @@ class _Ctx:
 def _parse(
     text: str, file: str, root: str, keep_nodes: bool = False, lazy: bool = False
 ) -> tuple[Ledger, Node | None]:
-    with _gc_paused():
+    with gc_paused():
         ledger, node = _parse_nodes(text, file, root, lazy)
         if not keep_nodes:
             node = None  # freed here by reference counting, before the collector wakes up
@@ -438,7 +439,7 @@ class _SlicedSources(Mapping[str, Source]):
         built = self._built.get(key)
         if built is None:
             start, end, line = self._spans[key]  # KeyError: not in the ledger
-            with _gc_paused():
+            with gc_paused():
                 built = self._built[key] = self._parse(key, start, end, line)
         return built
 
@@ -499,7 +500,7 @@ class _LazySources(Mapping[str, Source]):
         built = self._built.get(key)
         if built is None:
             key_node, value = self._nodes[key]  # KeyError: not in the ledger
-            with _gc_paused():
+            with gc_paused():
                 built = self._built[key] = _source(key, key_node, value, self._ctx)
         return built
 
