@@ -216,4 +216,5 @@ def test_the_index_writes_only_inside_the_evidence_store(project: Path) -> None:
     added = {p for p in project.rglob("*") if p.is_file()} - before
     store = project / ".citeledger"
     assert added - {project / "report.json"}
+    assert (store / FOLDER / ".gitignore").read_text().splitlines()[-1] == "*"
     assert all(p == project / "report.json" or p.is_relative_to(store) for p in added)

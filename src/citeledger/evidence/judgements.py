@@ -14,8 +14,9 @@ The store is the writer's folder, often committed, so an entry could be written 
 entry carries an HMAC under a secret kept in the user's cache (``CITELEDGER_CACHE_DIR``),
 outside the project, which a document or a pull request cannot read or write. An entry this
 machine did not write, a missing or corrupt index, an unreadable cache: all are simply judged
-again. Writes are atomic, only under ``<store>/judgements/``, and skipped when the store cannot
-be written (a read-only store still builds, without the index).
+again. Writes are atomic, only under ``<store>/judgements/`` (which ignores itself for git:
+the store is committed, the index is one machine's), and skipped when the store cannot be
+written (a read-only store still builds, without the index).
 """
 
 from __future__ import annotations
@@ -157,7 +158,9 @@ class JudgementIndex:
                 on_disk = {}
             merged = {**(on_disk if isinstance(on_disk, dict) else {}), **entries}
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                if not folder.is_dir():  # this machine's cache, never a thing to commit
+                    folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write(folder / ".gitignore", b"# citeledger's build index\n*\n")
                 atomic_write(path, json.dumps(merged, ensure_ascii=False, sort_keys=True).encode())
             except OSError:
                 return
