@@ -73,6 +73,7 @@ class Judge:
         self.index = index if index is not None else JudgementIndex.open(ledger.evidence_dir)
         self._index_keys: dict[tuple[str, int, bool], tuple[Quote, str]] = {}
         self._verdicts: dict[str, tuple[State, tuple[str, ...]]] = {}
+        self._judged: dict[tuple[str, str | None, str | None], Judgement] = {}
         # evidence whose verdict rests on this machine's extractors, not on its bytes alone
         self._unrepeatable: set[str] = set()
 
@@ -87,7 +88,19 @@ class Judge:
             self.warnings.append(message)
 
     def judge(self, ref: CitationRef, quote: Quote | None = None) -> Judgement:
-        """Judge one citation; ``quote`` bypasses selection (evidence pages judge each quote)."""
+        """Judge one citation; ``quote`` bypasses selection (evidence pages judge each quote).
+
+        A thesis cites each source several times: within one build (one ledger, one reader)
+        the same key, locator and selector are judged once."""
+        if quote is not None:
+            return self._judge(ref, quote)
+        asked = (ref.key, ref.locator, ref.selector)
+        made = self._judged.get(asked)
+        if made is None:
+            made = self._judged[asked] = self._judge(ref, None)
+        return made
+
+    def _judge(self, ref: CitationRef, quote: Quote | None) -> Judgement:
         source = self.ledger.sources.get(ref.key)
         if source is None:
             return Judgement(
