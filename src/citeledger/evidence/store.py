@@ -146,6 +146,7 @@ class EvidenceStore:
         self._batched = batched_folder_sync
         self._unsynced: set[Path] = set()
         self._guard = threading.Lock()  # put runs in several threads at once
+        self._writing: dict[str, threading.Lock] = {}  # one put at a time per body digest
 
     def sync_folders(self) -> None:
         """Make every rename since the last call durable (and the folders they are in)."""
@@ -166,6 +167,21 @@ class EvidenceStore:
         self, retrieval: Retrieval, extracted: Extracted | None, snapshots: Sequence[Any] = ()
     ) -> StoredEvidence:
         body_sha = sha256_hex(retrieval.body)
+        with self._guard:
+            lock = self._writing.setdefault(body_sha, threading.Lock())
+        # Two sources with the same body in one batch: without this both saw no first capture,
+        # both wrote it, and the later rename left the other's receipt naming a record made for
+        # another address (judged tampered). The second now waits and writes a revisit.
+        with lock:
+            return self._put(retrieval, extracted, snapshots, body_sha)
+
+    def _put(
+        self,
+        retrieval: Retrieval,
+        extracted: Extracted | None,
+        snapshots: Sequence[Any],
+        body_sha: str,
+    ) -> StoredEvidence:
         first = self._first_path(body_sha)
         first.parent.mkdir(parents=True, exist_ok=True)
         revisit = first.exists()
