@@ -9,6 +9,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHES = [
+    "bench_build.py",
     "bench_filter.py",
     "bench_ledger.py",
     "bench_locate.py",

@@ -100,7 +100,10 @@ def test_check_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "below --min-coverage" in capsys.readouterr().err
     (project / "citeledger.yaml").write_text("sources:\n  a:\n    doi: 10.1/x\n    doi: 10.1/y\n")
     capsys.readouterr()
-    assert main(["check", doc]) == 2
+    # a source the document does not cite is validated only with --all (issue 8 item 4)
+    assert main(["check", doc]) == 1
+    assert "duplicate" not in capsys.readouterr().err
+    assert main(["check", doc, "--all"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "citeledger.yaml:4" in err and "duplicate" in err
 

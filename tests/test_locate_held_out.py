@@ -108,3 +108,55 @@ def test_the_sources_citation_brackets_beside_an_honest_reformat() -> None:
     assert locate(text, "V8 is a cross platform engine that runs JavaScript.[60][61]").found
     assert not locate(text, "V8 is a cross platform engine that runs JavaScript.[60][62]").found
     assert not locate(text, "V8 is a cross platform engine that runs Java.[60][61]").found
+
+
+CHAIN = (
+    "The committee met in May. It decided that the plan, which had been drafted in haste, "
+    "was sound and would be adopted by the board."
+)
+
+
+def test_a_bracket_and_an_ellipsis_in_one_quote_each_keep_their_rule() -> None:
+    got = locate(CHAIN, "The committee met in May. … [The committee] decided that the plan")
+    assert got.found, got.differences
+    assert [e.kind for e in got.edits if e.kind == "bracket"] == ["bracket"]
+    assert any(e.source_text == "It" for e in got.edits)
+    got = locate(CHAIN, "… [t]he plan, which had been drafted in haste, was sound")
+    assert got.found
+    got = locate(CHAIN, "[I]t decided that the plan … was sound and would be adopted")
+    assert got.found and [e.kind for e in got.edits] == ["omission"]
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "It decided that the plan … was [not] sound and would be adopted",
+        "It decided that the plan … was sound and [could] be adopted by the board",
+        "[They] decided that the plan … was sound and would be adopted by the board",
+        "It decided that the [policy] … was sound and would be adopted by the board",
+    ],
+)
+def test_an_ellipsis_quote_may_not_smuggle_a_bracketed_change(quote: str) -> None:
+    assert not locate(CHAIN, quote).found
+
+
+@pytest.mark.parametrize(("content", "source"), [("they", "it"), ("he", "she"), ("this", "that")])
+def test_a_bracket_may_not_put_another_reference_in_a_references_place(
+    content: str, source: str
+) -> None:
+    text = f"The report said that {source} was approved by the council in the end."
+    assert not locate(text, f"The report said that [{content}] was approved by the council").found
+    assert locate(text, "The report said that [the plan] was approved by the council").found
+
+
+def test_a_bracket_that_ends_the_quote_stands_for_the_clause_end() -> None:
+    text = "All of the writes finish about 850 seconds into the computation. Then it stops."
+    got = locate(text, "All of the writes finish about 850 seconds into [it].")
+    assert got.found and got.edits[0].source_text == "the computation"
+    # never for a first word that leaves the rest of the clause out
+    text = (
+        "It is accompanied by an update to the trigger timestamp in the assoc table of the store."
+    )
+    assert not locate(
+        text, "It is accompanied by an update to the trigger timestamp in [it]."
+    ).found

@@ -309,7 +309,7 @@ def v_bracket_word(s: str, rng: random.Random, ctx: dict) -> str | None:
     idx = [i for i in range(1, len(w) - 1) if w[i].lower() in PRONOUNS]
     if idx:
         i = rng.choice(idx)
-        w[i] = rng.choice(["[the authors]", "[the committee]", "[the system]", "[that]"])
+        w[i] = rng.choice(["[the authors]", "[the committee]", "[the system]", "[the project]"])
         return " ".join(w)
     idx = [i for i in range(2, len(w) - 2) if w[i].isalpha()]
     if not idx:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from citeledger.build.pinpoints import normalize_locator
+from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
 from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
 from citeledger.locate.edits import count_phrase, describe, describe_all
@@ -53,6 +54,7 @@ class Judge:
         *,
         trusted_keys: Iterable[str] = (),
         require_signature: bool = False,
+        index: JudgementIndex | None = None,
     ) -> None:
         self.ledger = ledger
         # Trust comes from the ledger, the environment or the command line (the callers pass
@@ -67,6 +69,18 @@ class Judge:
         self.warnings: list[str] = []
         self._warned: set[str] = set()
         self._prepared: dict[str, Any] = {}  # evidence path -> locate.Prepared, when needed
+        # the accelerator: remembered verdicts, each re-validated by its files' digests
+        self.index = index if index is not None else JudgementIndex.open(ledger.evidence_dir)
+        self._index_keys: dict[tuple[str, int, bool], tuple[Quote, str]] = {}
+        self._verdicts: dict[str, tuple[State, tuple[str, ...]]] = {}
+        self._judged: dict[tuple[str, str | None, str | None], Judgement] = {}
+        # evidence whose verdict rests on this machine's extractors, not on its bytes alone
+        self._unrepeatable: set[str] = set()
+
+    def finish(self) -> None:
+        """The end of a build: keep the verdicts judged afresh for the next one."""
+        if self.index is not None:
+            self.index.save()
 
     def _warn(self, message: str) -> None:
         if message not in self._warned:
@@ -74,7 +88,19 @@ class Judge:
             self.warnings.append(message)
 
     def judge(self, ref: CitationRef, quote: Quote | None = None) -> Judgement:
-        """Judge one citation; ``quote`` bypasses selection (evidence pages judge each quote)."""
+        """Judge one citation; ``quote`` bypasses selection (evidence pages judge each quote).
+
+        A thesis cites each source several times: within one build (one ledger, one reader)
+        the same key, locator and selector are judged once."""
+        if quote is not None:
+            return self._judge(ref, quote)
+        asked = (ref.key, ref.locator, ref.selector)
+        made = self._judged.get(asked)
+        if made is None:
+            made = self._judged[asked] = self._judge(ref, None)
+        return made
+
+    def _judge(self, ref: CitationRef, quote: Quote | None) -> Judgement:
         source = self.ledger.sources.get(ref.key)
         if source is None:
             return Judgement(
@@ -211,6 +237,59 @@ class Judge:
         if bad_signature is not None:
             return verdict(State.TAMPERED, bad_signature, receipt=receipt)
         signer = signed
+        if not receipt.evidence or self.index is None:
+            state, found = self._judge_evidence(source, quote, receipt, trusted)
+            return verdict(state, *found, receipt=receipt)
+        key = self._index_key(ref.key, source, quote, trusted)
+        known = self._verdicts.get(key)  # the same quote cited again in this build
+        if known is None:
+            known = self._remembered(key)
+        if known is None:
+            known = self._judge_evidence(source, quote, receipt, trusted)
+            ev = self.reader.load(receipt.evidence)
+            if ev.ok and receipt.evidence not in self._unrepeatable:
+                self.index.put(key, known[0].value, known[1], ev.files)
+        self._verdicts[key] = known
+        return verdict(known[0], *known[1], receipt=receipt)
+
+    def _index_key(self, key: str, source: Source, quote: Quote, trusted: bool) -> str:
+        """Everything but the evidence a verdict is judged from (``evidence.judgements``)."""
+        from citeledger import __version__
+
+        memo = self._index_keys.get((key, id(quote), trusted))
+        if memo is not None and memo[0] is quote:
+            return memo[1]
+        made = JudgementIndex.key(
+            __version__,
+            key,
+            repr(source),
+            repr(quote),
+            trusted,
+            self.require_signature,
+            str(self.reader.root),
+        )
+        self._index_keys[(key, id(quote), trusted)] = (quote, made)  # holds quote: ids stay
+        return made
+
+    def _remembered(self, key: str) -> tuple[State, tuple[str, ...]] | None:
+        """An index entry whose every evidence file still hashes as it did; else None."""
+        assert self.index is not None
+        entry = self.index.get(key)
+        if entry is None or any(self.reader.digest(p) != d for p, d in entry.files):
+            return None
+        try:
+            return State(entry.state), entry.reasons
+        except ValueError:
+            return None
+
+    def _judge_evidence(
+        self, source: Source, quote: Quote, receipt: Receipt, trusted: bool
+    ) -> tuple[State, tuple[str, ...]]:
+        """What the receipt's evidence says of it: the expensive part of a judgement."""
+
+        def verdict(state: State, *reasons: str) -> tuple[State, tuple[str, ...]]:
+            return state, reasons
+
         ev = self.reader.load(receipt.evidence) if receipt.evidence else None
         registry = ev.registry if ev is not None and ev.ok else None
         # The registry's answer as the evidence holds it decides; a receipt line that can be
@@ -221,19 +300,15 @@ class Judge:
                 State.TAMPERED,
                 f"The receipt says the work was retracted ({receipt.retracted}), but the "
                 "registry's answer stored in its evidence records no retraction.",
-                receipt=receipt,
             )
         if retracted:  # a retraction outranks everything a check could find
-            return verdict(
-                State.RETRACTED, f"The registry records a retraction: {retracted}", receipt=receipt
-            )
+            return verdict(State.RETRACTED, f"The registry records a retraction: {retracted}")
         outcome = receipt.outcome
         if outcome == "unretrievable":
             return verdict(
                 State.UNRETRIEVABLE,
                 f"Retrieval failed on {receipt.retrieved_at}: "
                 f"{receipt.reason or 'unknown reason'}.",
-                receipt=receipt,
             )
         if outcome == "not-found":
             reasons = [
@@ -242,7 +317,7 @@ class Judge:
             reasons.extend(receipt.differences)
             if receipt.candidate:
                 reasons.append(f"Nearest passage in the source: “{receipt.candidate}”")
-            return verdict(State.QUOTE_NOT_FOUND, *reasons, receipt=receipt)
+            return verdict(State.QUOTE_NOT_FOUND, *reasons)
         if outcome in ("changed", "gone"):
             what = (
                 "the document is gone: the identifier no longer resolves"
@@ -256,15 +331,13 @@ class Judge:
                 reasons.append(receipt.reason)
             if last_seen:
                 reasons.append(f"Last seen in the source on {last_seen}.")
-            return verdict(State.SOURCE_CHANGED, *reasons, receipt=receipt)
+            return verdict(State.SOURCE_CHANGED, *reasons)
         if outcome != "found":
-            return verdict(
-                State.STALE, f"The receipt has an unknown outcome {outcome!r}.", receipt=receipt
-            )
+            return verdict(State.STALE, f"The receipt has an unknown outcome {outcome!r}.")
         problem = self._validate_found(receipt, quote)
         if problem is not None:
             state, reason = problem
-            return verdict(state, reason, receipt=receipt)
+            return verdict(state, reason)
         mismatch = (
             metadata_mismatch(str(source.csl.get("title") or ""), registry)
             if ev is not None
@@ -272,13 +345,11 @@ class Judge:
         )
         if mismatch:
             return verdict(
-                State.METADATA_MISMATCH,
-                f"The identifier resolves to a different work: {mismatch}",
-                receipt=receipt,
+                State.METADATA_MISMATCH, f"The identifier resolves to a different work: {mismatch}"
             )
         if self.require_signature and not trusted:
-            return verdict(State.UNCHECKED, self._unsigned_reason(receipt), receipt=receipt)
-        return verdict(State.CHECKED, self._checked_reason(receipt), receipt=receipt)
+            return verdict(State.UNCHECKED, self._unsigned_reason(receipt))
+        return verdict(State.CHECKED, self._checked_reason(receipt))
 
     def _history_problem(self, key: str, quote: Quote, receipt: Receipt) -> str | None:
         """Was a later receipt of this quote removed, with or without its log lines?"""
@@ -302,17 +373,12 @@ class Judge:
                 "This receipt's entry is gone from the evidence store's history log: the log "
                 "was cut, so a later check may have been removed." + again
             )
-        mine = [
-            (i, e)
-            for i, e in enumerate(chain.entries)
-            if (e.key, e.identifier, e.quote_sha256)
-            == (key, receipt.identifier, receipt.writer_quote_sha256)
-        ]
+        mine = chain.of_quote(key, receipt.identifier, receipt.writer_quote_sha256)
         if receipt.history is not None:
-            if mine and mine[-1][1].digest != receipt.history:
+            if mine and mine[-1].digest != receipt.history:
                 return (
                     f"The evidence store logged a later check of this quote "
-                    f"({mine[-1][1].outcome}) than the ledger's newest receipt: a receipt was "
+                    f"({mine[-1].outcome}) than the ledger's newest receipt: a receipt was "
                     "removed from the ledger (or a run was killed before writing it)." + again
                 )
             return None
@@ -325,7 +391,7 @@ class Judge:
         if logged > kept:
             return (
                 f"The evidence store logged {logged} checks of this quote, the ledger keeps "
-                f"{kept} (the newest logged: {mine[-1][1].outcome}): a receipt was removed from "
+                f"{kept} (the newest logged: {mine[-1].outcome}): a receipt was removed from "
                 "the ledger." + again
             )
         return None
@@ -518,6 +584,7 @@ class Judge:
             return _REWRITTEN
         now = f"{x.extractor} {x.extractor_version}"
         if now != made_by:
+            self._unrepeatable.add(ev.path)
             return State.STALE, (
                 f"The stored text was made by {made_by}; this build has {now} and cannot confirm "
                 "that text from the stored body. Run `citeledger verify` again (or sign receipts "

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from citeledger.build.hidden import hidden_attributes
@@ -261,6 +261,18 @@ class Scan(NamedTuple):
     audit_slot: Path | None = None  # the writer's ``::: {#citeledger-audit}`` Div, if any
     refs: Path | None = None  # the ``{#refs}`` Div the bibliography goes into, if any
     crossrefs: tuple[str, ...] = ()  # the cross-reference keys passed over, in document order
+    # ``defer_claims``: the citations whose claim is its sentence, still to be cut (by
+    # occurrence), and the walker that cuts it; see ``with_claim``
+    deferred: Mapping[int, tuple[Json, Json]] = {}
+    walker: Any = None
+
+    def with_claim(self, found: FoundCitation) -> FoundCitation:
+        """``found`` with its claim, when the scan deferred it (before the document changes)."""
+        at = self.deferred.get(found.ref.occurrence)
+        if at is None:
+            return found
+        claim = self.walker._sentence(*at)
+        return replace(found, ref=replace(found.ref, claim=claim))
 
 
 def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
@@ -269,22 +281,35 @@ def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
 
 
 def scan_document(
-    doc_json: dict[str, Json], on_prose: Callable[[Flat], None] | None = None
+    doc_json: dict[str, Json],
+    on_prose: Callable[[Flat], None] | None = None,
+    *,
+    previous_only: bool = False,
+    defer_claims: bool = False,
 ) -> Scan:
     """Citations and not-yet-marked unverified Spans and Divs, in document order.
 
     ``on_prose`` is handed each prose block of the body (``coverage``'s measure: not headings,
     terms, table rows, metadata, the bibliography or the filter's callouts) as the splitter
     reads it, in document order, a note's blocks after the block holding the note.
+    ``previous_only``: only whether an earlier run's output is there (the same walk, stopping
+    at the first sign, with no claims computed); its citations are not collected.
+    ``defer_claims``: a claim that is its sentence (most are) is left empty and cut only when
+    ``Scan.with_claim`` asks for it: the filter needs the claims of breakdowns alone, and
+    cutting sentences is most of a scan.
     """
     meta = doc_json.get("meta")
-    walker = _Walker(crossref_prefixes(meta), on_prose)
-    if isinstance(meta, dict):
-        for name in METADATA_FIELDS:
-            walker.metadata(meta.get(name), name)
-    blocks = doc_json.get("blocks")
-    if isinstance(blocks, list):
-        walker.blocks(blocks, ("blocks",), _Ctx.top())
+    walker = _Walker(crossref_prefixes(meta), on_prose, previous_only=previous_only)
+    walker.defer_claims = defer_claims
+    try:
+        if isinstance(meta, dict):
+            for name in METADATA_FIELDS:
+                walker.metadata(meta.get(name), name)
+        blocks = doc_json.get("blocks")
+        if isinstance(blocks, list):
+            walker.blocks(blocks, ("blocks",), _Ctx.top())
+    except _PreviousSeen:
+        pass
     return Scan(
         walker.found,
         walker.unverified,
@@ -293,7 +318,13 @@ def scan_document(
         walker.landmarks.get(AUDIT_ID),
         walker.landmarks.get(REFS_ID),
         tuple(walker.crossrefs),
+        walker.deferred,
+        walker,
     )
+
+
+class _PreviousSeen(Exception):
+    """A ``previous_only`` walk has its answer."""
 
 
 def resolve(doc_json: Json, path: Path) -> Json:
@@ -457,16 +488,31 @@ class _Walker:
         self,
         prefixes: tuple[str, ...] = CROSSREF_PREFIXES,
         on_prose: Callable[[Flat], None] | None = None,
+        *,
+        previous_only: bool = False,
     ) -> None:
         self.prefixes = prefixes
         self.on_prose = on_prose
         self.found: list[FoundCitation] = []
         self.unverified: list[Json] = []
         self.occurrence = 0
-        self.previous = False  # output of an earlier run seen
         self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
+        self.previous_only = previous_only
+        self.defer_claims = False
+        self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
+        self._previous = False  # output of an earlier run seen
         self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
         self._texts: dict[int, _BlockText] = {}
+
+    @property
+    def previous(self) -> bool:
+        return self._previous
+
+    @previous.setter
+    def previous(self, seen: bool) -> None:
+        self._previous = seen
+        if seen and self.previous_only:
+            raise _PreviousSeen
 
     # metadata --------------------------------------------------------------
 
@@ -689,16 +735,26 @@ class _Walker:
         stored: Mapping[int, str],
     ) -> None:
         """Record each item of ``cite`` (at ``path``); ``stored``: a wrapper's quote selectors."""
+        if self.previous_only:
+            return
         host_ctx, claim_at, claim_span = ctx, None, None
         claim: str | None = None
         items = cite["c"][0]
         in_text = bool(items) and (items[0].get("citationMode") or {}).get("t") == "AuthorInText"
         for index, (item, rel) in enumerate(self._items(cite, ())):
             self.occurrence += 1
+            if claim is None and self.defer_claims and ctx.note_parent is None:
+                found = self._claim_span(around, ctx, in_text)
+                if found is None:  # its sentence: cut when asked for (Scan.with_claim)
+                    claim = ""
+                else:
+                    claim_span, claim = found
             if claim is None:
                 claim, host_ctx, claim_at, claim_span = self._claim(
                     block, cite, ctx, around, in_text
                 )
+            if self.defer_claims and claim == "" and claim_span is None and claim_at is None:
+                self.deferred[self.occurrence] = (block, cite)
             suffix_text = plain_text(item.get("citationSuffix") or [])
             selector, suffix_text = parse_selector(suffix_text)
             selector = selector or stored.get(index)

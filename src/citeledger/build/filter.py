@@ -76,10 +76,11 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from citeledger.build.api_version import check_api_version
-from citeledger.build.citations import resolve, scan_document, strip_selector
+from citeledger.build.citations import crossref_prefixes, resolve, scan_document, strip_selector
 from citeledger.build.citeproc_order import citeproc_warnings
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
+from citeledger.build.names import ALERT_MARK, PREFIX
 from citeledger.build.options import META_KEY, NAMES, Options, read_options
 from citeledger.build.placement import AuditPlace, audit_place, put_audit
 from citeledger.build.references import add_references
@@ -103,6 +104,9 @@ CITE_MARK = b'"Cite"'
 # The class of an unverified marker, as JSON: ["unverified"] in a Span's or Div's attributes. A
 # Str of that one word is a false alarm, again costing only the walk.
 UNVERIFIED_MARK = b'"unverified"'
+# Everything an earlier run leaves is named citeledger-… (build.names) or is a GitHub alert.
+PREVIOUS_MARK = b'"' + PREFIX.encode() + b""
+ALERT_BYTES = ALERT_MARK.strip().encode()
 
 
 class Judging(Protocol):
@@ -147,7 +151,7 @@ class LedgerJudges:
         ledger = self._ledgers.get(path)
         if ledger is None:
             if options.ledger_given or path.exists():
-                ledger = load_ledger(name)
+                ledger = load_ledger(name, lazy=True)  # only the cited sources validated
             else:
                 self.warnings.append(
                     f"no ledger at {name}: every citation is not in the ledger (create one with "
@@ -165,6 +169,10 @@ class LedgerJudges:
 
 @dataclass
 class FilterResult:
+    """The filtered AST and what the run found. An item's ``found.ref.claim`` is filled for the
+    breakdowns (every item when the audit is on): a checked citation's claim is shown nowhere,
+    and cutting sentences is most of a scan (``scan_document(defer_claims=True)``)."""
+
     doc: dict[str, Any]
     changed: bool
     items: list[Item] = field(default_factory=list)
@@ -186,15 +194,19 @@ def run_filter(
     *,
     judge_factory: JudgeFactory | None = None,
     environ: Mapping[str, str] | None = None,
+    rerun: bool = True,
 ) -> FilterResult:
     """Judge and render every citation of ``doc_json`` (edited in place) for output ``fmt``.
+
+    ``rerun=False`` says the input cannot hold an earlier run's output (``main`` knows from the
+    bytes); it only saves a walk, since every scan also looks for that output.
 
     Four phases, as panflute names them: prepare (scan, undo an earlier run, read the options),
     judge (every citation, one judge per audience), render (flags, callouts, header) and
     finalize (references, audit, evidence pages, warnings, strict). Raises ``CiteledgerError``
     for a bad ledger or option; never prints.
     """
-    prepared = _prepare(doc_json, environ)
+    prepared = _prepare(doc_json, environ, rerun)
     if isinstance(prepared, FilterResult):
         return prepared
     scan, options = prepared
@@ -206,7 +218,13 @@ def run_filter(
     citeproc_first = citeproc_warnings(doc_json, scan.citations)  # before the Cites are wrapped
     judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
     pages = _EvidencePages.start(options, fmt, judged.reader)
-    items = judged.items
+    # the claims the build shows (a breakdown's warning, the audit), cut before anything moves
+    items = [
+        replace(item, found=scan.with_claim(item.found))
+        if options.audit or item.state.is_breakdown
+        else item
+        for item in judged.items
+    ]
     if pages is not None:
         items = [replace(item, evidence=pages.add(item)) for item in items]
     items = _with_source_links(items, judged.reader)
@@ -218,15 +236,22 @@ def run_filter(
 
 
 def _prepare(
-    doc_json: dict[str, Any], environ: Mapping[str, str] | None
+    doc_json: dict[str, Any], environ: Mapping[str, str] | None, rerun: bool = True
 ) -> FilterResult | tuple[Any, Options]:
     """Scan the document once (twice after undoing an earlier run's output) and read the
-    options; a document with nothing to judge comes back as its result at once."""
-    scan = scan_document(doc_json)
-    changed = scan.previous
-    if scan.previous:  # an earlier run's output: remove it, then judge everything afresh
+    options; a document with nothing to judge comes back as its result at once.
+
+    An earlier run's output is looked for first with a walk that stops at its first sign and
+    computes no claim, so a re-run does not pay for a full scan it throws away."""
+    changed = False
+    if rerun and scan_document(doc_json, previous_only=True).previous:
+        strip_previous(doc_json, crossref_prefixes(doc_json.get("meta")))
+        changed = True
+    scan = scan_document(doc_json, defer_claims=True)
+    if scan.previous and not changed:  # an earlier run's output: remove it, judge afresh
         strip_previous(doc_json, scan.prefixes)
-        scan = scan_document(doc_json)
+        scan = scan_document(doc_json, defer_claims=True)
+        changed = True
     if not scan.citations and not scan.unverified:
         return FilterResult(doc_json, changed=changed)
     return scan, read_options(doc_json.setdefault("meta", {}), environ)
@@ -255,6 +280,10 @@ def _judge(found: list[Any], options: Options, factory: JudgeFactory) -> _Judged
         items.append(item)
         if local.strict and item.state.is_breakdown:
             strict_items.append(item)
+    for judge in judges.values():  # a judge may keep what it judged for the next build
+        finish = getattr(judge, "finish", None)
+        if finish is not None:
+            finish()
     reader = next((getattr(j, "reader", None) for j in judges.values()), None)  # one ledger
     return _Judged(items, strict_items, judges, factory, reader)
 
@@ -516,7 +545,10 @@ def main(
         out.flush()
         return 0
     try:  # the whole job, in a thread whose stack fits any document pandoc reads
-        return run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ))
+        from citeledger.ledger.load import gc_paused
+
+        with gc_paused():  # millions of objects, no cycles: the collector's passes are wasted
+            return run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ))
     except CiteledgerError as exc:
         err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
         return 2
@@ -537,7 +569,8 @@ def _filter(
         return 2
     try:
         check_api_version(doc)
-        result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ)
+        rerun = PREVIOUS_MARK in raw or ALERT_BYTES in raw  # else no earlier output can be there
+        result = run_filter(doc, fmt, judge_factory=judge_factory, environ=environ, rerun=rerun)
     except CiteledgerError as exc:
         err.write(visible(f"[ERROR] citeledger: {exc.one_line()}") + "\n")
         return 2

@@ -19,8 +19,10 @@ It must never do I/O and never change the inlines it is given.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
 from citeledger.build.hidden import span_classes
@@ -36,6 +38,7 @@ ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
 
 _TERMINAL = frozenset(".!?…‽")
 _CLOSERS = frozenset("\"'”’»)]}")
+_CANDIDATE = re.compile("[" + re.escape("".join(sorted(_TERMINAL))) + "\n]")
 NOTE_MARK = "\u2063"  # zero-width stand-in for a footnote marker; never shown
 
 # character kinds in a flattened block
@@ -75,12 +78,12 @@ class Flat:
         unverified: bool = False,
         claim: bool = True,
     ) -> None:
-        for ch in s:
-            self.chars.append(ch)
-            self.kinds.append(kind)
-            self.prov.append(prov or unverified)
-            self.unv.append(unverified)
-            self.claim.append(claim)
+        n = len(s)  # a run at a time: a block is flattened once, but it has many characters
+        self.chars.extend(s)
+        self.kinds.extend((kind,) * n)
+        self.prov.extend((prov or unverified,) * n)
+        self.unv.extend((unverified,) * n)
+        self.claim.extend((claim,) * n)
 
 
 @dataclass(frozen=True)
@@ -119,16 +122,22 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
     kind = MUTED if at.muted else TEXT
     words = not at.filters
     unv = at.unverified
+    run: list[str] = []  # words and spaces in a row: added as one run (they share their flags)
     for node in inlines:
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):  # a JSON AST: dicts (and abc checks are slow)
             continue
         t = node.get("t")
         c: Any = node.get("c")
         if t == "Str":
-            flat.add(c, kind, unverified=unv, claim=words)
-        elif t in ("Space", "SoftBreak"):
-            flat.add(" ", kind, unverified=unv, claim=words)
-        elif t == "LineBreak":
+            run.append(c)
+            continue
+        if t in ("Space", "SoftBreak"):
+            run.append(" ")
+            continue
+        if run:
+            flat.add("".join(run), kind, unverified=unv, claim=words)
+            run.clear()
+        if t == "LineBreak":
             flat.add("\n", BREAK)
         elif t in _WRAPPERS:
             _inlines(c, flat, at)
@@ -166,6 +175,8 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
             prov = _has_cite(c, False, at)
             flat.add(NOTE_MARK, NOTE, prov=prov, unverified=unv, claim=False)
         # Image (alt text), RawInline: not prose
+    if run:
+        flat.add("".join(run), kind, unverified=unv, claim=words)
 
 
 def _with(at: _In, **changes: Any) -> _In:
@@ -229,23 +240,21 @@ def split(flat: Flat) -> list[tuple[int, int]]:
     n = len(chars)
     spans: list[tuple[int, int]] = []
     start = 0
-    i = 0
-    while i < n:
+    # only a terminal mark or a break (always "\n") can end a sentence: visit just those
+    for m in _CANDIDATE.finditer("".join(chars)):
+        i = m.start()
+        if i < start:  # inside the closers and markers an earlier end took along
+            continue
         if kinds[i] == BREAK:
             if start < i:
                 spans.append((start, i))
             start = i + 1
-            i += 1
-            continue
-        if kinds[i] == TEXT and chars[i] in _TERMINAL:
+        elif kinds[i] == TEXT and chars[i] in _TERMINAL:
             end = _sentence_end(flat, i)
             if end is not None:
                 if start < end:
                     spans.append((start, end))
                 start = end
-                i = end
-                continue
-        i += 1
     if start < n:
         spans.append((start, n))
     return spans
@@ -264,6 +273,17 @@ def span_at(spans: Sequence[tuple[int, int]], pos: int) -> tuple[int, int]:
 
 def claim_text(flat: Flat, lo: int, hi: int) -> str:
     """The words of a sentence as a claim reads them: without citations and the filter's words."""
+    if BREAK not in flat.kinds[lo:hi]:  # the common case, a run at a time
+        cuts = sorted(k for k in flat.inserts if lo <= k < hi)
+        parts: list[str] = []
+        at = lo
+        for k in cuts:
+            parts += (*compress(flat.chars[at:k], flat.claim[at:k]), flat.inserts[k])
+            at = k
+        parts += compress(flat.chars[at:hi], flat.claim[at:hi])
+        if hi == len(flat.chars) and flat.inserts.get(hi):
+            parts.append(flat.inserts[hi])
+        return "".join(parts)
     out: list[str] = []
     for k in range(lo, hi):
         insert = flat.inserts.get(k)

@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--from", dest="from_format", metavar="FORMAT", help="pandoc reader")
     c.add_argument("--quiet", action="store_true", help="only the summary line")
     c.add_argument(
+        "--all",
+        dest="validate_all",
+        action="store_true",
+        help="validate every source of the ledger, not only the ones the documents cite",
+    )
+    c.add_argument(
         "--trusted-key",
         action="append",
         default=[],
@@ -262,6 +268,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             output_format=args.output_format,
             junit_out=args.junit,
             sarif_out=args.sarif,
+            validate_all=args.validate_all,
             since=args.since,
             show_progress=args.progress,
             min_reviewed=args.min_reviewed,

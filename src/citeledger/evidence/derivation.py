@@ -52,10 +52,15 @@ def remember(body_sha256: str, extractor: str, text_sha256: str) -> None:
     if known.get(extractor) == text_sha256:
         return
     known[extractor] = text_sha256
+    keep(_entry(body_sha256), json.dumps(known, sort_keys=True).encode("utf-8"))
+
+
+def keep(path: Path, data: bytes) -> None:
+    """Write a file of the user's cache atomically; a cache that cannot be written is skipped
+    (losing it costs time, never correctness)."""
     try:
-        path = _entry(body_sha256)
         path.parent.mkdir(parents=True, exist_ok=True)
         # not fsynced: a cache entry lost to a power cut is re-derived, never trusted unseen
-        atomic_write(path, json.dumps(known, sort_keys=True).encode("utf-8"), durable=False)
+        atomic_write(path, data, durable=False)
     except OSError:
         pass

@@ -11,8 +11,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rapidfuzz import fuzz
-
 RETRACTION_TYPES = frozenset({"retraction", "partial_retraction", "withdrawal", "removal"})
 _TITLE_MARK = re.compile(r"^\s*\(?(retracted|withdrawn)(?:\s+article)?\b\)?\s*[:.\-–—]?", re.I)
 TITLE_MISMATCH_BELOW = 60  # token-set similarity (0-100) under which titles name different works
@@ -89,6 +87,8 @@ def metadata_mismatch(ours: str, metadata: Mapping[str, Any] | None) -> str | No
     theirs = str(theirs or "").strip()
     if not ours or not theirs:
         return None
+    from rapidfuzz import fuzz  # only when a registry answer is compared
+
     if fuzz.token_set_ratio(ours.lower(), theirs.lower()) >= TITLE_MISMATCH_BELOW:
         return None
     return f"the ledger says “{ours}”, the registry says “{theirs}”"

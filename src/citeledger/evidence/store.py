@@ -31,6 +31,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,9 @@ class LoadedEvidence:
     text_confirmed: str | None = None  # how the text was tied to the body, once it is
     snapshots: dict[str, StoredSnapshot] = field(default_factory=dict)  # by WARC-Record-ID
     problems: list[str] = field(default_factory=list)
+    # every file read for this evidence (store path → sha256 of its bytes): what a remembered
+    # judgement of it must find unchanged (``evidence.judgements``)
+    files: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -142,6 +146,7 @@ class EvidenceStore:
         self._batched = batched_folder_sync
         self._unsynced: set[Path] = set()
         self._guard = threading.Lock()  # put runs in several threads at once
+        self._writing: dict[str, threading.Lock] = {}  # one put at a time per body digest
 
     def sync_folders(self) -> None:
         """Make every rename since the last call durable (and the folders they are in)."""
@@ -162,6 +167,21 @@ class EvidenceStore:
         self, retrieval: Retrieval, extracted: Extracted | None, snapshots: Sequence[Any] = ()
     ) -> StoredEvidence:
         body_sha = sha256_hex(retrieval.body)
+        with self._guard:
+            lock = self._writing.setdefault(body_sha, threading.Lock())
+        # Two sources with the same body in one batch: without this both saw no first capture,
+        # both wrote it, and the later rename left the other's receipt naming a record made for
+        # another address (judged tampered). The second now waits and writes a revisit.
+        with lock:
+            return self._put(retrieval, extracted, snapshots, body_sha)
+
+    def _put(
+        self,
+        retrieval: Retrieval,
+        extracted: Extracted | None,
+        snapshots: Sequence[Any],
+        body_sha: str,
+    ) -> StoredEvidence:
         first = self._first_path(body_sha)
         first.parent.mkdir(parents=True, exist_ok=True)
         revisit = first.exists()
@@ -449,10 +469,26 @@ class History:
     present: bool = False
 
     def index(self, digest: str | None) -> int | None:
+        return self._positions.get(digest) if digest is not None else None
+
+    def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
+        """The entries logged for one quote of one source, oldest first."""
+        return self._by_quote.get((key, identifier, quote_sha256), [])
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        """Where each digest first stands: a build asks once per citation, so not a scan."""
+        positions: dict[str, int] = {}
         for i, e in enumerate(self.entries):
-            if e.digest == digest:
-                return i
-        return None
+            positions.setdefault(e.digest, i)
+        return positions
+
+    @cached_property
+    def _by_quote(self) -> dict[tuple[str, str, str], list[HistoryEntry]]:
+        groups: dict[tuple[str, str, str], list[HistoryEntry]] = {}
+        for e in self.entries:
+            groups.setdefault((e.key, e.identifier, e.quote_sha256), []).append(e)
+        return groups
 
 
 class EvidenceReader:
@@ -461,7 +497,23 @@ class EvidenceReader:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self._cache: dict[str, LoadedEvidence] = {}
+        self._digests: dict[str, str | None] = {}
         self._chain: History | None = None
+
+    def digest(self, rel: str) -> str | None:
+        """The sha256 of an evidence file's bytes (None: missing, unreadable or outside the
+        store), hashed at most once per reader and without parsing it."""
+        if rel not in self._digests:
+            loaded = self._cache.get(rel)
+            found = loaded.files.get(rel) if loaded is not None else None
+            if found is None:
+                path = self._resolve(rel)
+                try:
+                    found = sha256_hex(path.read_bytes()) if path is not None else None
+                except OSError:
+                    found = None
+            self._digests[rel] = found
+        return self._digests[rel]
 
     def history(self) -> History:
         """The chained log, read once per reader; a torn last line (a killed run) is skipped."""
@@ -503,10 +555,14 @@ class EvidenceReader:
     def _resolve(self, rel: str) -> Path | None:
         p = (self.root / rel).resolve()
         try:
-            p.relative_to(self.root.resolve())
+            p.relative_to(self._real_root)
         except ValueError:
             return None
         return p
+
+    @cached_property
+    def _real_root(self) -> Path:
+        return self.root.resolve()
 
     def _load(self, rel: str) -> LoadedEvidence:
         ev = LoadedEvidence(path=rel)
@@ -538,6 +594,7 @@ class EvidenceReader:
 
         data = path.read_bytes()
         ev.file_sha256 = sha256_hex(data)
+        ev.files[ev.path] = ev.file_sha256
         shape: list[str] = []  # the records in order, for the one-retrieval rule
         main_id: str | None = None
         strays: list[str] = []  # records that refer to something other than the capture
@@ -562,7 +619,7 @@ class EvidenceReader:
                 _read_facts(record, ev)
                 if kind == "revisit":
                     ref = headers.get_header("WARC-Citeledger-Refers-To-File") or ""
-                    found = self._payload_of(path.parent / Path(ref).name)
+                    found = self._payload_of(path.parent / Path(ref).name, ev)
                     if found is None:
                         ev.problems.append(
                             f"the earlier capture {ref} that this revisit refers to is missing"
@@ -605,16 +662,17 @@ class EvidenceReader:
         if ev.body_sha256 is None and not ev.problems:
             ev.problems.append(f"evidence file {ev.path} holds no captured body")
 
-    def _payload_of(self, path: Path) -> bytes | None:
+    def _payload_of(self, path: Path, ev: LoadedEvidence) -> bytes | None:
         from warcio.archiveiterator import ArchiveIterator
 
         if not path.is_file():
             return None
-        with path.open("rb") as fh:
-            for record in ArchiveIterator(fh, check_digests=False):
-                if record.rec_type in ("response", "resource"):
-                    body: bytes = record.raw_stream.read()
-                    return body
+        data = path.read_bytes()
+        ev.files[path.relative_to(self._real_root).as_posix()] = sha256_hex(data)
+        for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
+            if record.rec_type in ("response", "resource"):
+                body: bytes = record.raw_stream.read()
+                return body
         return None
 
 

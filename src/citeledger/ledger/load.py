@@ -169,8 +169,14 @@ def is_citation_key(key: str) -> bool:
 # --- loading -------------------------------------------------------------------------------
 
 
-def load_ledger(path: str | os.PathLike[str]) -> Ledger:
-    """Read and validate the ledger; every problem is a one-line :class:`LedgerError`."""
+def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
+    """Read and validate the ledger; every problem is a one-line :class:`LedgerError`.
+
+    ``lazy`` (a build): the whole file is parsed and its structure and keys checked, but each
+    source is validated and built only when it is first looked up (``_LazySources``), so a page
+    citing five keys of a 2,000-source ledger pays for five. Its errors are the same, raised at
+    the lookup. Iterating the sources still validates every one.
+    """
     name = os.fspath(path)
     data = _read_bytes(name)
     if data is None:
@@ -180,12 +186,33 @@ def load_ledger(path: str | os.PathLike[str]) -> Ledger:
             fix="create it or pass --ledger / citeledger.ledger",
         )
     root = os.path.dirname(os.path.abspath(name))
-    return _parse(_decode(data, name), name, root)[0]
+    text = _decode(data, name)
+    if not lazy:
+        return _parse(text, name, root)[0]
+    from citeledger.ledger import outline
+
+    known = outline.recall(data)
+    sliced = _from_outline(known, text, name, root) if known is not None else None
+    if sliced is not None:
+        return sliced
+    ledger, node = _parse(text, name, root, keep_nodes=True, lazy=True)
+    spans = _source_spans(text, node) if node is not None else None
+    if spans is not None:
+        top = {
+            "evidence": os.path.relpath(ledger.evidence_dir, root),
+            "allow": ledger.allow_files_outside,
+            "trusted": list(ledger.trusted_keys),
+            "require": ledger.require_signature,
+            "head": ledger.history_head,
+        }
+        outline.remember(data, top, spans)
+    return ledger
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Loading allocates tens of thousands of objects and frees none: collecting is wasted."""
+def gc_paused() -> Iterator[None]:
+    """Loading allocates tens of thousands of objects and frees none: collecting is wasted (the
+    filter pauses it for its whole run, for the same reason: an AST is a tree, not cycles)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -237,15 +264,17 @@ class _Ctx:
         return LedgerError(message, file=self.file, line=line_of(node) if node else None, fix=fix)
 
 
-def _parse(text: str, file: str, root: str, keep_nodes: bool = False) -> tuple[Ledger, Node | None]:
-    with _gc_paused():
-        ledger, node = _parse_nodes(text, file, root)
+def _parse(
+    text: str, file: str, root: str, keep_nodes: bool = False, lazy: bool = False
+) -> tuple[Ledger, Node | None]:
+    with gc_paused():
+        ledger, node = _parse_nodes(text, file, root, lazy)
         if not keep_nodes:
             node = None  # freed here by reference counting, before the collector wakes up
     return ledger, node
 
 
-def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
+def _parse_nodes(text: str, file: str, root: str, lazy: bool = False) -> tuple[Ledger, Node | None]:
     node = compose(text, file)
     if node is None:
         raise LedgerError(
@@ -305,6 +334,7 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         )
     sources_node = top["sources"][1]
     sources: dict[str, Source] = {}
+    pending: dict[str, tuple[Node, Node]] = {}
     if not _is_null(sources_node):
         if not isinstance(sources_node, MappingNode):
             raise ctx.error(
@@ -321,12 +351,15 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
                     "use letters, digits and _, with punctuation (:.#$%&-+?<>~/) only between "
                     "them, e.g. cavalin2020",
                 )
-            sources[key] = _source(key, key_node, value, ctx)
+            if lazy:
+                pending[key] = (key_node, value)
+            else:
+                sources[key] = _source(key, key_node, value, ctx)
     evidence_dir = os.path.normpath(os.path.join(root, evidence))
     ledger = Ledger(
         path=file,
         root=root,
-        sources=sources,
+        sources=_LazySources(pending, ctx) if lazy else sources,
         evidence_dir=evidence_dir,
         allow_files_outside=allow,
         trusted_keys=trusted,
@@ -336,6 +369,159 @@ def _parse_nodes(text: str, file: str, root: str) -> tuple[Ledger, Node | None]:
         else None,
     )
     return ledger, node
+
+
+def _source_spans(text: str, root: Node) -> dict[str, list[int]] | None:
+    """Each source's text as ``[start, end, line]``, when every source can be parsed alone:
+    a block mapping of keys each at the start of its line, and no node shared (an alias)."""
+    assert isinstance(root, MappingNode)
+    found = [v for k, v in root.value if k.value == "sources"]
+    sources = found[0] if found else None
+    if not isinstance(sources, MappingNode) or sources.flow_style or _has_alias(root):
+        return None
+    spans: dict[str, list[int]] = {}
+    for key_node, value in sources.value:
+        start = key_node.start_mark.index
+        line_start = text.rfind("\n", 0, start) + 1
+        if text[line_start:start].strip(" "):
+            return None
+        spans[key_node.value] = [line_start, value.end_mark.index, key_node.start_mark.line]
+    return spans
+
+
+def _has_alias(root: Node) -> bool:
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        if isinstance(node.value, list):
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+    return False
+
+
+def _from_outline(known: Mapping[str, Any], text: str, file: str, root: str) -> Ledger | None:
+    """The ledger from a remembered outline of these exact bytes; None if it is malformed."""
+    try:
+        top = known["top"]
+        spans = {str(k): (int(a), int(b), int(c)) for k, (a, b, c) in known["sources"].items()}
+        ctx = _Ctx(file, root, bool(top["allow"]))
+        return Ledger(
+            path=file,
+            root=root,
+            sources=_SlicedSources(text, spans, ctx),
+            evidence_dir=os.path.normpath(os.path.join(root, str(top["evidence"]))),
+            allow_files_outside=bool(top["allow"]),
+            trusted_keys=tuple(str(k) for k in top["trusted"]),
+            require_signature=bool(top["require"]),
+            history_head=None if top["head"] is None else str(top["head"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+class _SlicedSources(Mapping[str, Source]):
+    """A remembered outline's sources: each parsed from its own span of the text on its first
+    lookup, with its lines as in the whole file; a span that does not parse as exactly that
+    source (it cannot happen for the bytes it was made from) falls back to a full parse."""
+
+    def __init__(self, text: str, spans: dict[str, tuple[int, int, int]], ctx: _Ctx) -> None:
+        self._text = text
+        self._spans = spans
+        self._ctx = ctx
+        self._built: dict[str, Source] = {}
+        self._full: Mapping[str, Source] | None = None
+
+    def __getitem__(self, key: str) -> Source:
+        built = self._built.get(key)
+        if built is None:
+            start, end, line = self._spans[key]  # KeyError: not in the ledger
+            with gc_paused():
+                built = self._built[key] = self._parse(key, start, end, line)
+        return built
+
+    def _parse(self, key: str, start: int, end: int, line: int) -> Source:
+        try:
+            # the outline was made by a full parse of these bytes, which refused their tags
+            node = compose(self._text[start:end], self._ctx.file, tags_checked=True)
+        except LedgerError:
+            node = None
+        if isinstance(node, MappingNode) and len(node.value) == 1:
+            key_node, value = node.value[0]
+            if isinstance(key_node, ScalarNode) and key_node.value == key:
+                try:
+                    return _relined(_source(key, key_node, value, self._ctx), line)
+                except LedgerError:
+                    pass  # its line is the span's: the full parse raises it at the file's line
+        if self._full is None:
+            self._full = _parse_nodes(self._text, self._ctx.file, self._ctx.root, True)[0].sources
+        return self._full[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._spans
+
+
+def _relined(source: Source, lines: int) -> Source:
+    """A source parsed from its span, moved to the lines it stands on in the whole file: its own
+    line and every line it holds (quotes, receipts, reviews, withdrawals; the lazy-loading
+    tests compare every ``line`` of every value with a full load's)."""
+
+    def down(value: Any) -> Any:
+        return dataclasses.replace(value, line=None if value.line is None else value.line + lines)
+
+    quotes = tuple(
+        dataclasses.replace(
+            down(q),
+            receipts=tuple(map(down, q.receipts)),
+            reviews=tuple(map(down, q.reviews)),
+        )
+        for q in source.quotes
+    )
+    moved: Source = dataclasses.replace(
+        down(source),
+        quotes=quotes,
+        withdrawn=None if source.withdrawn is None else down(source.withdrawn),
+        disputed=None if source.disputed is None else down(source.disputed),
+    )
+    return moved
+
+
+class _LazySources(Mapping[str, Source]):
+    """The ledger's sources, each validated and built on its first lookup (then kept)."""
+
+    def __init__(self, nodes: dict[str, tuple[Node, Node]], ctx: _Ctx) -> None:
+        self._nodes = nodes
+        self._ctx = ctx
+        self._built: dict[str, Source] = {}
+
+    def __getitem__(self, key: str) -> Source:
+        built = self._built.get(key)
+        if built is None:
+            key_node, value = self._nodes[key]  # KeyError: not in the ledger
+            with gc_paused():
+                built = self._built[key] = _source(key, key_node, value, self._ctx)
+        return built
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, key: object) -> bool:  # membership is not a lookup: no validation
+        return key in self._nodes
+
+    def __repr__(self) -> str:
+        return f"<{len(self._nodes)} sources, {len(self._built)} validated>"
 
 
 def _trust(top: Mapping[str, tuple[Node, Node]], ctx: _Ctx) -> tuple[tuple[str, ...], bool]:

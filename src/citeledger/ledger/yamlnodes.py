@@ -103,8 +103,10 @@ _MAX_DEPTH = 64
 # --- reading -------------------------------------------------------------------------------
 
 
-def compose(text: str, file: str) -> Node | None:
-    """Parse ``text`` into a node tree; malformed YAML is a one-line :class:`LedgerError`."""
+def compose(text: str, file: str, *, tags_checked: bool = False) -> Node | None:
+    """Parse ``text`` into a node tree; malformed YAML is a one-line :class:`LedgerError`.
+
+    ``tags_checked``: ``text`` is a part of a file whose tags were already refused as a whole."""
     try:
         node: Node | None = yaml.compose(text, Loader=_LazyLoader)
     except yaml.MarkedYAMLError as e:
@@ -121,7 +123,7 @@ def compose(text: str, file: str) -> Node | None:
         ) from None
     except yaml.YAMLError as e:  # pragma: no cover - every PyYAML error is one of the above
         raise LedgerError(f"malformed YAML: {e}", file=file) from None
-    if node is not None:
+    if node is not None and not tags_checked:
         _refuse_tags(node, file)
     return node
 

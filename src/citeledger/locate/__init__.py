@@ -4,12 +4,16 @@ Pure functions over text (no I/O). ``normalize`` is the one normalisation, ``wor
 words the editorial-mark rules rest on (docs/editorial-marks.md), ``edits`` their wording.
 """
 
-from citeledger.locate.locator import (
-    Prepared,
-    locate,
-    locate_prepared,
-    normalize_for_match,
-    prepare,
-)
+from typing import Any
 
 __all__ = ["Prepared", "locate", "locate_prepared", "normalize_for_match", "prepare"]
+
+
+def __getattr__(name: str) -> Any:
+    """The locator's names, imported on first use: a build that judges from the judgement index
+    (``evidence.judgements``) imports ``locate.edits`` for its wording and never the locator."""
+    if name in __all__:
+        from citeledger.locate import locator
+
+        return getattr(locator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

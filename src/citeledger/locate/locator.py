@@ -667,7 +667,12 @@ _RUN_WORD = r"[^\s.,!?;:()\[\]\"]+"
 
 
 def _find_bracketed(
-    prepared: Prepared, core: str, limit: int, problems: list[str]
+    prepared: Prepared,
+    core: str,
+    limit: int,
+    problems: list[str],
+    lo: int = 0,
+    hi: int | None = None,
 ) -> list[tuple[tuple[int, int], tuple[Edit, ...]]]:
     """``[T]he``, ``[sic]``, ``[the committee]`` for "it", the source's own ``[19]``: every
     bracket must be one the rules accept (``_bracket_problem``); each hit comes with its edits.
@@ -687,7 +692,9 @@ def _find_bracketed(
             lit = lit[1:] if lit.startswith(" ") else lit
         if i < nb:
             content = parts[2 * i + 1]
-            piece, strip_left, strip_right = _bracket_rx(i, content, lit, lits[i + 1])
+            piece, strip_left, strip_right = _bracket_rx(
+                i, content, lit, lits[i + 1], last=i == nb - 1
+            )
             if strip_left and lit.endswith(" "):
                 lit = lit[:-1]
             contents.append(content)
@@ -703,7 +710,7 @@ def _find_bracketed(
     except re.error:
         return []
     hits: list[tuple[tuple[int, int], tuple[Edit, ...]]] = []
-    for m in pattern.finditer(norm):
+    for m in pattern.finditer(norm, lo, len(norm) if hi is None else hi):
         s, e = m.span()
         if s == e or not _bounds_ok(norm, s, e):
             continue
@@ -739,7 +746,9 @@ def _source_brackets_only(prepared: Prepared, core: str) -> bool:
     return all(f"[{m.group(1)}]" in norm for m in _BRACKET.finditer(core))
 
 
-def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool, bool]:
+def _bracket_rx(
+    i: int, content: str, left: str, right: str, *, last: bool = False
+) -> tuple[str, bool, bool]:
     """The pattern for bracket ``i``, and whether the space before (or after) it belongs inside
     its optional group (the caller then drops it from the literal beside it)."""
     lit = re.escape(f"[{content}]")
@@ -757,9 +766,13 @@ def _bracket_rx(i: int, content: str, left: str, right: str) -> tuple[str, bool,
     )
     if attached:
         return f"(?P<o{i}>(?P<{g}>{lit}|{c}))", False, False
+    run = rf"{_RUN_WORD}(?: {_RUN_WORD}){{0,{BRACKET_MAX_WORDS - 1}}}"
+    if last and not right.strip() and left.strip():
+        # the quote ends with it ("… into [it]."): it stands for the source's words up to the
+        # clause's end, never for a first word that leaves the rest out ("the" of "the task")
+        return rf"(?P<o{i}>(?P<{g}>{lit}|{c}|{run}))(?=[.,;:!?)\]\"']|\s*$)", False, False
     if not left.strip() or not right.strip():
         return f"(?P<o{i}>(?P<{g}>{lit}|{c}|{_RUN_WORD}))", False, False
-    run = rf"{_RUN_WORD}(?: {_RUN_WORD}){{0,{BRACKET_MAX_WORDS - 1}}}"
     if not right.startswith(" "):  # "polish [the site], and": punctuation follows at once
         return rf"(?P<o{i}>(?P<{g}>{lit}|{c}|{run}))", False, False
     # "A [x] B": the bracket and one space may stand for nothing (refused unless [sic]-like)
@@ -783,6 +796,12 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
         return (
             f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
             "never come from a bracket"
+        )
+    if is_reference(got) and is_reference(content):
+        # "[they]" for "it", "[he]" for "she": another reference, not what this one refers to
+        return (
+            f"the bracketed '[{content}]' stands for '{got}': a bracket may spell out what "
+            f"'{got}' refers to, not put another reference in its place"
         )
     if is_reference(got):
         return None  # "[the committee]" for "it"
@@ -845,22 +864,23 @@ def _locate_ellipsis(
     problems: list[str] = []
     chains: list[tuple[int, int]] = []
     edit_sets: list[tuple[Edit, ...]] = []
-    for hs, he in _find(prepared, frags[anchor], 0, len(norm), 64):
+    for hs, he, anchor_edits in _fragment_hits(prepared, frags[anchor], 0, len(norm), 64, problems):
         chain = _chain(prepared, frags, sizes, ended, anchor, hs, he, problems)
         if chain:
-            a, b, gaps = chain
+            a, b, gaps, bracketed = chain
             chains.append((a, b))
+            omissions = [
+                Edit("omission", mark_after[j] or "…", prepared.text[x:y], x, y)
+                for j, (x, y) in sorted(gaps.items())
+            ]
             edit_sets.append(
-                tuple(
-                    Edit("omission", mark_after[j] or "…", prepared.text[x:y], x, y)
-                    for j, (x, y) in sorted(gaps.items())
-                )
+                tuple(sorted(omissions + list(anchor_edits) + bracketed, key=_edit_order))
             )
             if hint is None and len(chains) >= 2:
                 break
     if chains:
         return _found(prepared, chains, raw, "", hint, "normalized", edit_sets=edit_sets)
-    missing = [f for f in frags if not _find(prepared, f, 0, len(norm), 1)]
+    missing = [f for f in frags if not _fragment_hits(prepared, f, 0, len(norm), 1, [])]
     diffs = tuple(dict.fromkeys(problems))
     diffs += tuple(f"the source does not have '{f}'" for f in missing)
     res = _refusal(
@@ -890,11 +910,11 @@ def _chain(
     hs: int,
     he: int,
     problems: list[str],
-) -> tuple[int, int, dict[int, tuple[int, int]]] | None:
+) -> tuple[int, int, dict[int, tuple[int, int]], list[Edit]] | None:
     """The fragments around the anchor, in order; with the original span each omission left
-    out, keyed by the fragment it follows."""
-    norm = prepared.norm
+    out, keyed by the fragment it follows, and the edits of the fragments' brackets."""
     gaps: dict[int, tuple[int, int]] = {}
+    bracketed: list[Edit] = []
 
     def omitted(j: int, a: int, b: int, short: bool) -> bool:
         # in the original: paragraph breaks are visible there
@@ -917,23 +937,46 @@ def _chain(
     for j in range(anchor + 1, len(frags)):
         short = sizes[j] < SHORT_FRAGMENT_WORDS
         gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
-        found = _find(prepared, frags[j], end, end + gap + len(frags[j]), 1)
+        found = _fragment_hits(prepared, frags[j], end, end + gap + len(frags[j]), 1, problems)
         if not found:
             return None
-        ns, ne = found[0]
+        ns, ne, edits = found[0]
         if not omitted(j - 1, end, ns, short):
             return None
+        bracketed.extend(edits)
         end = ne
     for j in range(anchor - 1, -1, -1):
         short = sizes[j] < SHORT_FRAGMENT_WORDS
         gap = SHORT_FRAGMENT_GAP if short else ELLIPSIS_MAX_GAP
-        hit = _rfind(norm, frags[j], max(0, start - gap - len(frags[j])), start)
+        lo = max(0, start - gap - len(frags[j]))
+        if _BRACKET.search(frags[j]):
+            hits = _fragment_hits(prepared, frags[j], lo, start, 64, problems)
+            last = max(hits, default=None, key=lambda h: h[0])
+            hit, edits = (None, ()) if last is None else ((last[0], last[1]), last[2])
+        else:
+            hit, edits = _rfind(prepared.norm, frags[j], lo, start), ()
         if hit is None:
             return None
         if not omitted(j, hit[1], start, short):
             return None
+        bracketed.extend(edits)
         start = hit[0]
-    return start, end, gaps
+    return start, end, gaps, bracketed
+
+
+def _fragment_hits(
+    prepared: Prepared, frag: str, lo: int, hi: int, limit: int, problems: list[str]
+) -> list[tuple[int, int, tuple[Edit, ...]]]:
+    """Where one fragment of an ellipsis quote stands in ``[lo, hi)``: as text, or with its
+    brackets (``… [t]he``), each bracket held to the bracket rules."""
+    if not _BRACKET.search(frag):
+        return [(s, e, ()) for s, e in _find(prepared, frag, lo, hi, limit)]
+    found = _find_bracketed(prepared, frag, limit, problems, lo, hi)
+    return [(s, e, edits) for (s, e), edits in found]
+
+
+def _edit_order(e: Edit) -> int:
+    return e.char_start
 
 
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")

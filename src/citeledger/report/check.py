@@ -129,6 +129,7 @@ def _run_check(
     output_format: str = "text",
     junit_out: str | None = None,
     sarif_out: str | None = None,
+    validate_all: bool = False,
     min_reviewed: float | None = None,
     since: str | None = None,
     show_progress: bool = False,
@@ -155,7 +156,8 @@ def _run_check(
         who = audience or opts.audience
         judge = judges.get((lpath, who))
         if judge is None:
-            led: Ledger = load_ledger(lpath)
+            # the cited sources are validated as they are judged; --all validates every one
+            led: Ledger = load_ledger(lpath, lazy=not validate_all)
             judge = Judge(
                 led,
                 audience=who,
@@ -178,6 +180,7 @@ def _run_check(
         cov_total["unverified"] += cov.unverified
         without.extend(cov.without_provenance)
     for judge in judges.values():
+        judge.finish()
         warnings.extend(judge.warnings)
     n = cov_total["prose_sentences"]
     coverage: dict[str, Any] = {

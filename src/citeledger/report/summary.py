@@ -39,7 +39,8 @@ def anchor_for(judgement: Judgement, reader: EvidenceReader | None) -> dict[str,
         "evidence": r.evidence,
     }
     text = None
-    if not receipt_is_pdf(r) and reader is not None and r.evidence:
+    on_web = (r.url or "").lower().startswith(("http://", "https://"))  # else no link to make
+    if on_web and not receipt_is_pdf(r) and reader is not None and r.evidence:
         ev = reader.load(r.evidence)
         text = ev.text if not ev.problems else None
     link = passage_link(r, text) if r.char_start is not None else None  # a found span only

@@ -77,21 +77,26 @@ def family_of(fmt: str) -> str:
 def renderer_for(fmt: str, *, audit: bool = False, quarto: bool = False) -> Renderer:
     """The renderer of ``fmt``'s family; ``audit``: flags link to their audit rows; ``quarto``:
     callouts also carry Quarto's callout classes (``render.quarto``)."""
-    from citeledger.build.render import docx, html, latex, markdown, pandoc_markdown, plain, typst
+    from importlib import import_module
 
     family = family_of(fmt)
-    classes: dict[str, type[Renderer]] = {
-        "html": html.HtmlRenderer,
-        "latex": latex.LatexRenderer,
-        "docx": docx.DocxRenderer,
-        "markdown": markdown.MarkdownRenderer,
-        "pandoc-markdown": pandoc_markdown.PandocMarkdownRenderer,
-        "typst": typst.TypstRenderer,
-        "plain": plain.PlainRenderer,
-    }
-    renderer = classes[family](base_format(fmt), audit=audit)
+    # only the family's own module: every build pays for its imports (docx's pull in xml)
+    module, name = _RENDERERS[family]
+    made: type[Renderer] = getattr(import_module(f"citeledger.build.render.{module}"), name)
+    renderer = made(base_format(fmt), audit=audit)
     if quarto:
         from citeledger.build.render.quarto import for_quarto
 
         return for_quarto(renderer)
     return renderer
+
+
+_RENDERERS = {
+    "html": ("html", "HtmlRenderer"),
+    "latex": ("latex", "LatexRenderer"),
+    "docx": ("docx", "DocxRenderer"),
+    "markdown": ("markdown", "MarkdownRenderer"),
+    "pandoc-markdown": ("pandoc_markdown", "PandocMarkdownRenderer"),
+    "typst": ("typst", "TypstRenderer"),
+    "plain": ("plain", "PlainRenderer"),
+}

@@ -1,0 +1,168 @@
+"""The build-time index of judgements: an accelerator, never a witness.
+
+Judging a receipt means parsing its WARC evidence, re-deriving or recalling its text and
+running the locator again. Between two builds nothing of that changes unless the ledger or the
+evidence does, so a verdict is remembered here, in the evidence store (``judgements/``), under a
+key made of everything it was judged from except the evidence (the source and its receipts as
+the ledger holds them, the quote, the trust settings, the citeledger and locator version), with
+the sha256 of every evidence file it read. An entry is used only when the key is the same and
+every one of those files still hashes to what it recorded: hashing a file is cheap, parsing it
+is not. So an edited, missing or swapped evidence file, or any change to the ledger's source,
+re-judges from scratch on the very build that sees it.
+
+The store is the writer's folder, often committed, so an entry could be written by anyone: each
+entry carries an HMAC under a secret kept in the user's cache (``CITELEDGER_CACHE_DIR``),
+outside the project, which a document or a pull request cannot read or write. An entry this
+machine did not write, a missing or corrupt index, an unreadable cache: all are simply judged
+again. Writes are atomic, only under ``<store>/judgements/`` (which ignores itself for git:
+the store is committed, the index is one machine's), and skipped when the store cannot be
+written (a read-only store still builds, without the index).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citeledger.atomic import atomic_write
+from citeledger.evidence.derivation import cache_dir
+
+FORMAT = 1  # bump when an entry's meaning changes: older entries are then never matched
+FOLDER = "judgements"
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """A verdict as the index keeps it, and the evidence files it was judged from."""
+
+    state: str
+    reasons: tuple[str, ...]
+    files: tuple[tuple[str, str], ...]  # (path in the store, sha256 of its bytes)
+
+
+def _secret() -> bytes | None:
+    """This machine's index key, made on first use; None when the cache cannot hold it."""
+    path = cache_dir() / "judgements.key"
+    try:
+        data = path.read_bytes()
+        if len(data) == 32:
+            return data
+    except OSError:
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another build made it a moment ago
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        return data if len(data) == 32 else None
+    except OSError:
+        return None
+    key = secrets.token_bytes(32)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return key
+
+
+def _seal(secret: bytes, key: str, body: dict[str, Any]) -> str:
+    text = json.dumps([key, body], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+@dataclass
+class JudgementIndex:
+    """One build's view of the index: shards read on demand, new entries written at the end."""
+
+    root: Path  # the evidence store
+    secret: bytes | None
+    _shards: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _new: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, store: str | os.PathLike[str]) -> JudgementIndex:
+        """The store's index; ``CITELEDGER_JUDGEMENT_INDEX=off`` judges everything afresh."""
+        if os.environ.get("CITELEDGER_JUDGEMENT_INDEX", "").lower() in ("off", "0", "no"):
+            return cls(Path(store), None)
+        return cls(Path(store), _secret())
+
+    @staticmethod
+    def key(*parts: Any) -> str:
+        """The key of a verdict: the digest of what it was judged from (besides evidence)."""
+        text = json.dumps([FORMAT, *parts], ensure_ascii=False, default=repr)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def _shard(self, key: str) -> dict[str, Any]:
+        name = key[:2]
+        shard = self._shards.get(name)
+        if shard is None:
+            try:
+                data = json.loads((self.root / FOLDER / f"{name}.json").read_bytes())
+            except (OSError, ValueError):
+                data = {}
+            shard = self._shards[name] = data if isinstance(data, dict) else {}
+        return shard
+
+    def get(self, key: str) -> Remembered | None:
+        """The entry under ``key`` if this machine sealed it; its files are for the caller to
+        re-hash. Anything malformed is no entry."""
+        if self.secret is None:
+            return None
+        entry = self._shard(key).get(key)
+        if not isinstance(entry, dict):
+            return None
+        body = {k: v for k, v in entry.items() if k != "mac"}
+        mac = entry.get("mac")
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, _seal(self.secret, key, body)):
+            return None
+        try:
+            files = tuple((str(p), str(d)) for p, d in body["files"])
+            remembered = Remembered(str(body["state"]), tuple(map(str, body["reasons"])), files)
+        except (KeyError, TypeError, ValueError):
+            return None
+        return remembered if files else None
+
+    def put(self, key: str, state: str, reasons: tuple[str, ...], files: dict[str, str]) -> None:
+        if self.secret is None or not files:
+            return
+        body: dict[str, Any] = {
+            "state": state,
+            "reasons": list(reasons),
+            "files": sorted([p, d] for p, d in files.items()),
+        }
+        if self._shard(key).get(key) == {**body, "mac": _seal(self.secret, key, body)}:
+            return
+        self._new.setdefault(key[:2], {})[key] = {**body, "mac": _seal(self.secret, key, body)}
+
+    def save(self) -> None:
+        """Write the shards that gained entries, merged with what is on disk now (another build
+        may have written meanwhile); a store that cannot be written keeps no index."""
+        folder = self.root / FOLDER
+        if not self.root.is_dir():
+            return
+        for name, entries in self._new.items():
+            path = folder / f"{name}.json"
+            try:
+                on_disk = json.loads(path.read_bytes())
+            except (OSError, ValueError):
+                on_disk = {}
+            merged = {**(on_disk if isinstance(on_disk, dict) else {}), **entries}
+            try:
+                if not folder.is_dir():  # this machine's cache, never a thing to commit
+                    folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write(folder / ".gitignore", b"# citeledger's build index\n*\n")
+                atomic_write(path, json.dumps(merged, ensure_ascii=False, sort_keys=True).encode())
+            except OSError:
+                return
+            self._shards[name] = merged
+        self._new.clear()

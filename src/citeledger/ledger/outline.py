@@ -1,0 +1,47 @@
+"""Where each source's text stands in a ledger, remembered by the ledger's exact bytes.
+
+Parsing a 2,000-source ledger costs more than a one-page build may spend, and it gives the
+same answer until the file changes. So after a full parse (the whole file's syntax, tags, top
+level and keys checked), a build remembers an outline of it — the top-level settings and, for
+each source, the span of text that holds it — under the sha256 of its bytes. The next build of
+the same bytes parses only the spans of the sources it cites (``load._SlicedSources``); any
+other bytes, a missing or unreadable outline, or a span that does not parse as that one source,
+is a full parse. The outline is kept in the user's cache (``CITELEDGER_CACHE_DIR``), like the
+derivations: outside the project, where a document or a pull request cannot write one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from citeledger import __version__
+from citeledger.evidence.derivation import cache_dir, keep
+
+FORMAT = 1
+
+
+def _path(data: bytes) -> Path:
+    digest = hashlib.sha256(data).hexdigest()
+    return cache_dir() / "ledgers" / digest[:2] / f"{digest}.json"
+
+
+def recall(data: bytes) -> dict[str, Any] | None:
+    """The outline remembered for exactly these ledger bytes, or None."""
+    try:
+        outline = json.loads(_path(data).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(outline, dict) or outline.get("format") != [FORMAT, __version__]:
+        return None
+    if not isinstance(outline.get("sources"), dict) or not isinstance(outline.get("top"), dict):
+        return None
+    return outline
+
+
+def remember(data: bytes, top: dict[str, Any], sources: dict[str, list[int]]) -> None:
+    """Keep an outline; a cache that cannot be written is skipped (the next build parses)."""
+    outline = {"format": [FORMAT, __version__], "top": top, "sources": sources}
+    keep(_path(data), json.dumps(outline, ensure_ascii=False).encode("utf-8"))

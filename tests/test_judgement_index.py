@@ -1,0 +1,220 @@
+"""The judgement index is an accelerator, never a witness (issue 8 item 2).
+
+A real project of local files, verified for real, is built once so that the index holds every
+verdict; then one thing is changed — a byte of an evidence file, of a receipt, of a quote, of
+the ledger; two evidence files swapped; the index deleted, corrupted or forged; the store made
+unwritable — and the next build must judge exactly as a build without the index does: the same
+``citeledger check --json`` report and the same filter output, byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from citeledger.build.filter import main as filter_main
+from citeledger.cli import main
+from citeledger.evidence.judgements import FOLDER
+from citeledger.evidence.store import EvidenceReader
+from citeledger.ledger import load_ledger
+
+DOC = "\n\n".join(f"Claim number {i} holds here [@s{i}]." for i in range(4)) + "\n"
+
+
+def _write_project(folder: Path) -> None:
+    lines = ["sources:"]
+    for i in range(4):
+        body = i % 3  # s3 has the same body as s0: its evidence is a revisit of s0's capture
+        filler = " ".join(f"word{body}x{j}" for j in range(200))
+        (folder / f"page{i}.txt").write_text(f"Page {body}. The passage {body} is here. {filler}\n")
+        lines += [f"  s{i}:", f"    file: page{i}.txt", f"    title: Source {i}", "    quotes:"]
+        lines += [f"      - text: The passage {body} is here."]
+    (folder / "citeledger.yaml").write_text("\n".join(lines) + "\n", "utf-8")
+    (folder / "doc.md").write_text(DOC, "utf-8")
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory: pytest.TempPathFactory, pandoc_path: str) -> Path:
+    folder = tmp_path_factory.mktemp("indexed")
+    _write_project(folder)
+    assert main(["verify", "--ledger", str(folder / "citeledger.yaml"), "--yes"]) == 0
+    ast = subprocess.run(
+        [pandoc_path, str(folder / "doc.md"), "-t", "json"], capture_output=True, check=True
+    ).stdout
+    (folder / "doc.json").write_bytes(ast)
+    return folder
+
+
+@pytest.fixture()
+def project(verified: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "p"
+    shutil.copytree(verified, folder)
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("CITELEDGER_JUDGEMENT_INDEX", raising=False)
+    monkeypatch.delenv("CITELEDGER_LEDGER", raising=False)
+    return folder
+
+
+def _build(folder: Path) -> tuple[dict[str, object], bytes, str]:
+    """``check --json`` and the filter (its AST and its stderr) on the project, as they stand."""
+    assert main(["check", "doc.md", "--json", "report.json", "--warn-only", "--quiet"]) == 0
+    report = json.loads((folder / "report.json").read_text("utf-8"))
+    out, err = io.BytesIO(), io.StringIO()
+    filter_main(
+        ["html"], stdin=io.BytesIO((folder / "doc.json").read_bytes()), stdout=out, stderr=err
+    )
+    return report, out.getvalue(), err.getvalue()
+
+
+def _without_index(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, bytes, str]:
+    with monkeypatch.context() as m:
+        m.setenv("CITELEDGER_JUDGEMENT_INDEX", "off")
+        return _build(folder)
+
+
+def _states(report: dict[str, object]) -> list[str]:
+    citations = report["citations"]
+    assert isinstance(citations, list)
+    return [c["state"] for c in citations]
+
+
+def _evidence(folder: Path, key: str) -> Path:
+    led = load_ledger(folder / "citeledger.yaml")
+    receipt = led.sources[key].quotes[0].latest
+    assert receipt is not None and receipt.evidence
+    return Path(led.evidence_dir) / receipt.evidence
+
+
+def _edit_ledger(folder: Path, old: str, new: str) -> None:
+    path = folder / "citeledger.yaml"
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), "utf-8")
+
+
+def _flip_byte(path: Path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _receipt_byte(folder: Path) -> None:
+    led = load_ledger(folder / "citeledger.yaml")
+    receipt = led.sources["s1"].quotes[0].latest
+    assert receipt is not None and receipt.text_sha256
+    digest = receipt.text_sha256
+    _edit_ledger(folder, digest, digest[:-1] + ("0" if digest[-1] != "0" else "1"))
+
+
+def _swap(folder: Path) -> None:
+    a, b = _evidence(folder, "s0"), _evidence(folder, "s1")
+    data_a, data_b = a.read_bytes(), b.read_bytes()
+    a.write_bytes(data_b)
+    b.write_bytes(data_a)
+
+
+def _index_shards(folder: Path) -> list[Path]:
+    return sorted((folder / ".citeledger" / FOLDER).glob("*.json"))
+
+
+def _corrupt(folder: Path) -> None:
+    for shard in _index_shards(folder):
+        shard.write_bytes(b"{not json")
+
+
+# changes after which every citation is still checked (the rest must be seen as breakdowns)
+HARMLESS = ("index deleted", "index corrupt", "ledger byte elsewhere")
+MUTATIONS: dict[str, Callable[[Path], None]] = {
+    "evidence byte": lambda f: _flip_byte(_evidence(f, "s1"), 200),
+    "evidence byte of an earlier capture a revisit reads": lambda f: _flip_byte(
+        _evidence(f, "s0"), 150
+    ),
+    "receipt byte": _receipt_byte,
+    "quote byte": lambda f: _edit_ledger(f, "The passage 2 is here.", "The passage 2 is hare."),
+    "ledger byte of an identifier": lambda f: _edit_ledger(f, "file: page1.txt", "file: page2.txt"),
+    "ledger byte elsewhere": lambda f: _edit_ledger(f, "title: Source 1", "title: Source 7"),
+    "swapped evidence": _swap,
+    "evidence deleted": lambda f: _evidence(f, "s2").unlink(),
+    "index deleted": lambda f: shutil.rmtree(f / ".citeledger" / FOLDER),
+    "index corrupt": _corrupt,
+}
+
+
+@pytest.mark.parametrize("change", list(MUTATIONS))
+def test_a_build_after_a_change_judges_as_a_build_without_the_index(
+    project: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    before = _build(project)
+    assert _states(before[0]) == ["checked"] * 4
+    assert _index_shards(project), "the first build keeps its verdicts"
+    MUTATIONS[change](project)
+    with_index = _build(project)
+    assert with_index == _without_index(project, monkeypatch)
+    if change not in HARMLESS:
+        assert _states(with_index[0]) != ["checked"] * 4, "the change must be seen"
+    else:
+        assert _states(with_index[0]) == ["checked"] * 4
+    if change.startswith("index"):  # rebuilt silently
+        assert with_index == before
+        assert "[WARNING]" not in with_index[2]
+        assert all(json.loads(s.read_bytes()) for s in _index_shards(project))
+
+
+def test_a_warm_build_reads_no_evidence_record_and_judges_the_same(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cold = _build(project)
+
+    def no_parsing(self: EvidenceReader, path: Path, ev: object) -> None:
+        raise AssertionError(f"{path} was parsed although the index holds its verdict")
+
+    with monkeypatch.context() as m:
+        m.setattr(EvidenceReader, "_read_records", no_parsing)
+        warm = _build(project)
+    assert warm == cold
+
+
+def test_a_forged_entry_is_no_entry(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store may be committed: an entry written elsewhere (no key) cannot vouch."""
+    _build(project)
+    evidence = _evidence(project, "s1")
+    _flip_byte(evidence, 200)
+    import hashlib
+
+    forged_digest = hashlib.sha256(evidence.read_bytes()).hexdigest()
+    for shard in _index_shards(project):
+        entries = json.loads(shard.read_bytes())
+        for entry in entries.values():  # every entry made to name the edited file's digest
+            entry["files"] = [[p, forged_digest] for p, _ in entry["files"]]
+        shard.write_text(json.dumps(entries), "utf-8")
+    built = _build(project)
+    assert built == _without_index(project, monkeypatch)
+    assert _states(built[0])[1] != "checked"
+
+
+def test_a_store_that_cannot_hold_the_index_still_builds(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / ".citeledger" / FOLDER).mkdir(exist_ok=True)
+    shutil.rmtree(project / ".citeledger" / FOLDER)
+    (project / ".citeledger" / FOLDER).write_text("not a folder")  # every write fails
+    built = _build(project)
+    assert built == _without_index(project, monkeypatch)
+    assert _states(built[0]) == ["checked"] * 4
+    assert (project / ".citeledger" / FOLDER).read_text() == "not a folder"
+
+
+def test_the_index_writes_only_inside_the_evidence_store(project: Path) -> None:
+    before = {p for p in project.rglob("*") if p.is_file()}
+    _build(project)
+    added = {p for p in project.rglob("*") if p.is_file()} - before
+    store = project / ".citeledger"
+    assert added - {project / "report.json"}
+    assert (store / FOLDER / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert all(p == project / "report.json" or p.is_relative_to(store) for p in added)

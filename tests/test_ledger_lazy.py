@@ -1,0 +1,220 @@
+"""A build validates only the sources it cites (issue 8 item 4), with the same error contract.
+
+A 2,000-source ledger with one broken source: a page citing other keys builds; a page citing
+the broken one fails with exactly the one line (file, line, fix) a full load gives, exit 2; a
+YAML syntax error anywhere fails every build; ``check --all`` validates every source.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citeledger.build.filter import main as filter_main
+from citeledger.cli import main
+from citeledger.errors import LedgerError
+from citeledger.ledger import load_ledger
+from fuzzing import FUZZ
+from test_ledger_props import STYLES, dump, ledgers
+
+REPO = Path(__file__).resolve().parent.parent
+BROKEN = 1500
+
+
+def _ledger(folder: Path, broken: str, n: int = 2000) -> Path:
+    lines = ["sources:"]
+    for i in range(n):
+        lines += [f"  s{i}:", f"    url: https://example.org/{i}", "    quotes:"]
+        lines += [f"      - text: Words of source {i}."]
+        if i == BROKEN:
+            lines.append(broken.rstrip("\n"))
+    path = folder / "citeledger.yaml"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return path
+
+
+def _page(keys: list[int]) -> bytes:
+    """The pandoc JSON of one paragraph citing ``keys`` (as ``pandoc -t json`` writes it)."""
+    cites = [
+        {
+            "t": "Cite",
+            "c": [
+                [
+                    {
+                        "citationId": f"s{k}",
+                        "citationPrefix": [],
+                        "citationSuffix": [],
+                        "citationMode": {"t": "NormalCitation"},
+                        "citationNoteNum": 1,
+                        "citationHash": 0,
+                    }
+                ],
+                [{"t": "Str", "c": f"[@s{k}]"}],
+            ],
+        }
+        for k in keys
+    ]
+    inlines: list[object] = [{"t": "Str", "c": "A"}, {"t": "Space"}, {"t": "Str", "c": "claim"}]
+    for cite in cites:
+        inlines += [{"t": "Space"}, cite]
+    inlines.append({"t": "Str", "c": "."})
+    doc = {"pandoc-api-version": [1, 23, 1], "meta": {}, "blocks": [{"t": "Para", "c": inlines}]}
+    return json.dumps(doc).encode()
+
+
+def _filter(ledger: Path, keys: list[int]) -> tuple[int, str]:
+    err = io.StringIO()
+    code = filter_main(
+        ["html"],
+        stdin=io.BytesIO(_page(keys)),
+        stdout=io.BytesIO(),
+        stderr=err,
+        environ={"CITELEDGER_LEDGER": str(ledger)},
+    )
+    return code, err.getvalue()
+
+
+BAD_FIELDS = {
+    "a bad CSL value": "    issued: [1, 2]\n",
+    "an unknown field": "    colour: blue\n",
+    "a second identifier": "    doi: 10.1/x\n",
+    "a field given twice": "    url: https://example.org/again\n",
+}
+
+
+@pytest.mark.parametrize("what", list(BAD_FIELDS))
+def test_a_build_validates_the_sources_it_cites_and_only_those(tmp_path: Path, what: str) -> None:
+    ledger = _ledger(tmp_path, broken=BAD_FIELDS[what])
+    with pytest.raises(LedgerError) as full:
+        load_ledger(ledger)
+    code, err = _filter(ledger, [1, 2, 3, 1999, 7])
+    assert code == 0 and "[ERROR]" not in err
+    code, err = _filter(ledger, [1, BROKEN])
+    assert code == 2
+    assert err == f"[ERROR] citeledger: {full.value.one_line()}\n"
+    assert f":{full.value.line}:" in err and full.value.line and full.value.line > 6000
+
+
+def test_a_yaml_syntax_error_anywhere_fails_every_build(tmp_path: Path) -> None:
+    ledger = _ledger(tmp_path, broken='    title: "never closed\n')
+    code, err = _filter(ledger, [1])
+    assert code == 2 and err.count("\n") == 1 and "citeledger.yaml:" in err
+
+
+def test_check_all_validates_every_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ledger = _ledger(tmp_path, n=BROKEN + 5, broken="    colour: blue\n")
+    (tmp_path / "doc.md").write_text("A claim [@s1].\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "doc.md", "--ledger", str(ledger), "--warn-only", "--quiet"]) == 0
+    assert main(["check", "doc.md", "--ledger", str(ledger), "--all"]) == 2
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(str(p.relative_to(REPO)) for p in REPO.glob("examples/**/citeledger.yaml")),
+)
+def test_a_lazy_ledger_holds_the_same_sources(path: str) -> None:
+    eager = load_ledger(REPO / path)
+    lazy = load_ledger(REPO / path, lazy=True)
+    assert list(lazy.sources) == list(eager.sources)
+    for key, source in eager.sources.items():
+        assert lazy.sources[key] == source and lazy.sources[key].line == source.line
+    assert {**lazy.sources} == {**eager.sources}
+
+
+@FUZZ
+@given(ledgers(), st.sampled_from(sorted(STYLES)), st.booleans())
+def test_a_remembered_outline_gives_the_full_loads_sources(
+    data: dict[str, Any], style: str, crlf: bool
+) -> None:
+    """The second lazy load of the same bytes parses each source from its span alone: it must
+    hold exactly what a full load holds, lines included."""
+    text = dump(data, style)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "citeledger.yaml"
+        path.write_bytes((text.replace("\n", "\r\n") if crlf else text).encode("utf-8"))
+        try:
+            eager = load_ledger(path)
+        except LedgerError:
+            return  # a generated ledger the loader refuses: nothing to compare
+        load_ledger(path, lazy=True)  # the full parse, which remembers the outline
+        again = load_ledger(path, lazy=True)
+        assert list(again.sources) == list(eager.sources)
+        for key, source in eager.sources.items():
+            assert again.sources[key] == source
+            assert _lines(again.sources[key]) == _lines(source)
+        assert (again.evidence_dir, again.trusted_keys, again.history_head) == (
+            eager.evidence_dir,
+            eager.trusted_keys,
+            eager.history_head,
+        )
+
+
+def _lines(value: object) -> list[object]:
+    """Every ``line`` of a value and of every value it holds, in order (compare=False hides
+    them from ==)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: list[object] = []
+        for f in dataclasses.fields(value):
+            held = getattr(value, f.name)
+            out += [held] if f.name == "line" else _lines(held)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [line for v in value for line in _lines(v)]
+    return []
+
+
+def test_an_aliased_or_flow_style_ledger_is_parsed_whole(tmp_path: Path) -> None:
+    path = tmp_path / "citeledger.yaml"
+    for text in (
+        "sources: {a: {url: 'https://example.org/a'}, b: {url: 'https://example.org/b'}}\n",
+        "sources:\n  a:\n    url: https://example.org/a\n    title: &t Shared\n"
+        "  b:\n    url: https://example.org/b\n    title: *t\n",
+    ):
+        path.write_text(text, "utf-8")
+        eager = load_ledger(path)
+        for _ in range(2):
+            lazy = load_ledger(path, lazy=True)
+            assert {**lazy.sources} == {**eager.sources}
+
+
+def test_an_outlined_source_keeps_its_review_lines(tmp_path: Path) -> None:
+    path = tmp_path / "citeledger.yaml"
+    filler = "".join(f"  f{i}:\n    url: https://example.org/{i}\n" for i in range(30))
+    path.write_text(
+        "sources:\n" + filler + "  r:\n    url: https://example.org/r\n    quotes:\n"
+        "      - text: Reviewed words.\n        reviews:\n          - date: '2026-01-01'\n"
+        "            reviewer: me\n            claim_sha256: abc\n            quote_sha256: def\n",
+        "utf-8",
+    )
+    eager = load_ledger(path)
+    load_ledger(path, lazy=True)
+    again = load_ledger(path, lazy=True)
+    (mine,), (theirs,) = again.sources["r"].quotes[0].reviews, eager.sources["r"].quotes[0].reviews
+    assert mine == theirs and mine.line == theirs.line == 67
+    assert _lines(again.sources["r"]) == _lines(eager.sources["r"])
+
+
+def test_an_outlined_verified_ledger_keeps_every_receipts_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from verify_util import text_project
+
+    ledger = text_project(tmp_path, 4, words=20)
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) in (0, 1)  # a second receipt each
+    eager = load_ledger(ledger)
+    load_ledger(ledger, lazy=True)
+    again = load_ledger(ledger, lazy=True)
+    assert sum(len(q.receipts) for s in eager.sources.values() for q in s.quotes) >= 4
+    for key, source in eager.sources.items():
+        assert again.sources[key] == source and _lines(again.sources[key]) == _lines(source)
