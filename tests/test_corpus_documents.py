@@ -26,6 +26,7 @@ from helpers import PANDOC, run_main
 
 from citeledger.build.citations import find_citations
 from citeledger.build.filter import LedgerJudges
+from citeledger.build.hidden import revealed
 from citeledger.report.coverage import MIN_WORDS, prose_sentences
 from conftest import CORPUS
 
@@ -131,7 +132,9 @@ def _census(blocks: list) -> dict:
         if t == "Cite":
             counts["cites"] += 1
         elif t in ("Span", "Div"):
-            ident, classes = node["c"][0][0], node["c"][0][1]
+            # a GitHub Markdown build's Spans hide their attributes (build.hidden)
+            attr = (revealed(node) if t == "Span" else node)["c"][0]
+            ident, classes = attr[0], attr[1]
             if "citeledger-flag" in classes:
                 counts["flags"] += 1
                 counts["flag-numbers"].append(ident.rsplit("-", 1)[1])

@@ -17,12 +17,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge, judgement_for
-from helpers import body, pandoc_bytes, pandoc_json, run_main, walk, with_class
+from helpers import body, pandoc_bytes, pandoc_json, run_main, with_class
 
 from citeledger.build.citations import plain_text
 from citeledger.model import CitationRef, Judgement, State
 
-FORMATS = ["html", "latex", "docx", "gfm", "plain", "odt", "typst"]
+FORMATS = ["html", "latex", "docx", "gfm", "markdown", "plain", "odt", "typst"]
 
 
 def fixture(raw: bytes, fmt: str = "html", **kw):  # type: ignore[no-untyped-def]
@@ -34,8 +34,8 @@ def _flags(doc: dict) -> list[str]:
 
 
 def _callouts(doc: dict, fmt: str = "html") -> int:
-    if fmt == "gfm":
-        return sum(1 for n in walk(doc) if n.get("t") == "BlockQuote")
+    if fmt == "gfm":  # GitHub alerts: the banner's is a [!WARNING], a callout a [!CAUTION]
+        return json.dumps(doc).count('["markdown", "[!CAUTION]\\n"]')
     return len(with_class(doc, "Div", "citeledger-breakdown"))
 
 
@@ -104,7 +104,11 @@ class FlipsToStale(Flips):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_changed_judgement_replaces_the_old_rendering(fmt: str) -> None:
-    raw = pandoc_bytes("Once fine [@flip]. Always stale [@st-stale].\n\n- In a list [@flip].\n")
+    # a loose list: pandoc's Markdown loosens a tight one that holds a callout, for good
+    # (render.pandoc_markdown); every other format gives back the tight list as well
+    raw = pandoc_bytes(
+        "Once fine [@flip]. Always stale [@st-stale].\n\n- In a list [@flip].\n\n- Another.\n"
+    )
     checked = run_main(raw, fmt, judge_factory=Flips)
     stale = run_main(raw, fmt, judge_factory=FlipsToStale)
     # checked → stale: the flags and callouts appear, exactly as in a fresh build
@@ -151,3 +155,16 @@ def test_the_audit_and_header_are_not_added_twice(fmt: str) -> None:
     second = fixture(first.out, fmt)
     assert second.out == first.out
     assert len(with_class(second.doc, "Div", "citeledger-audit")) == 1
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_note_whose_citation_sits_in_an_unverified_span_keeps_its_claim_anchor(
+    fmt: str,
+) -> None:
+    """Found by the fuzzer: a note of two paragraphs, ``0`` and ``[@key]{.unverified}0``. The
+    first run reads the sentence ``@key0`` (citations only: the claim is where the note
+    stands); the marker it adds must not part the two on the second run (a space before
+    ``[unverified]`` did, and the claim anchor moved from before the note into it)."""
+    raw = pandoc_bytes("x[^1]\n\n[^1]: 0\n\n    [@st-stale]{.unverified}0\n")
+    first = fixture(raw, fmt)
+    assert fixture(first.out, fmt).out == first.out

@@ -179,7 +179,7 @@ def run_filter(doc: bytes, ledger: Path, fmt: str) -> tuple[int, bytes, str]:
 
 
 @FUZZ
-@given(blocks(3), st.sampled_from(["html", "latex", "docx", "gfm", "typst", "plain"]))
+@given(blocks(3), st.sampled_from(["html", "latex", "docx", "gfm", "markdown", "typst", "plain"]))
 def test_any_ast_goes_through_the_filter_and_a_rerun_changes_nothing(
     api_version: list[int], body: list[Any], fmt: str
 ) -> None:

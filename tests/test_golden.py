@@ -25,7 +25,14 @@ from citeledger.model import State
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.md").is_file())
-FORMATS = {"html": "html", "latex": "latex", "gfm": "gfm", "plain": "plain", "docx": "docx.md"}
+FORMATS = {
+    "html": "html",
+    "latex": "latex",
+    "gfm": "gfm",
+    "markdown": "markdown",
+    "plain": "plain",
+    "docx": "docx.md",
+}
 UPDATE = os.environ.get("CITELEDGER_UPDATE_GOLDEN") == "1"
 
 

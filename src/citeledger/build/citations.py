@@ -47,16 +47,24 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from citeledger.build.hidden import hidden_attributes
 from citeledger.build.names import ALERT_MARK as ALERT_MARK
+from citeledger.build.names import (
+    ALERT_MARKS,
+    FILTER_MADE,
+    breakdown_id,
+    flag_id,
+    is_tool_output,
+)
 from citeledger.build.names import ATTRIBUTE_PREFIX as ATTRIBUTE_PREFIX
 from citeledger.build.names import AUDIT_CLASS as AUDIT_CLASS
+from citeledger.build.names import AUDIT_ID as AUDIT_ID
 from citeledger.build.names import BREAKDOWN_CLASS as BREAKDOWN_CLASS
 from citeledger.build.names import CHECKED_CLASS as CHECKED_CLASS
 from citeledger.build.names import CLAIM_ANCHOR_CLASS as CLAIM_ANCHOR_CLASS
 from citeledger.build.names import CLAIM_ANCHOR_PREFIX as CLAIM_ANCHOR_PREFIX
 from citeledger.build.names import CLAIM_CLASS as CLAIM_CLASS
 from citeledger.build.names import EVIDENCE_CLASS as EVIDENCE_CLASS
-from citeledger.build.names import FILTER_MADE, breakdown_id, flag_id, is_tool_output
 from citeledger.build.names import FLAG_CLASS as FLAG_CLASS
 
 # the names the filter adds and reads are defined in names; imported from here too
@@ -250,6 +258,8 @@ class Scan(NamedTuple):
     unverified: list[Json]  # the Span and Div nodes themselves (the filter marks them in place)
     previous: bool = False  # output of an earlier filter run is present (``render.previous``)
     prefixes: tuple[str, ...] = CROSSREF_PREFIXES  # this document's cross-reference prefixes
+    audit_slot: Path | None = None  # the writer's ``::: {#citeledger-audit}`` Div, if any
+    refs: Path | None = None  # the ``{#refs}`` Div the bibliography goes into, if any
     crossrefs: tuple[str, ...] = ()  # the cross-reference keys passed over, in document order
     # ``defer_claims``: the citations whose claim is its sentence, still to be cut (by
     # occurrence), and the walker that cuts it; see ``with_claim``
@@ -305,6 +315,8 @@ def scan_document(
         walker.unverified,
         walker.previous,
         walker.prefixes,
+        walker.landmarks.get(AUDIT_ID),
+        walker.landmarks.get(REFS_ID),
         tuple(walker.crossrefs),
         walker.deferred,
         walker,
@@ -467,6 +479,10 @@ class _Wrapper(NamedTuple):
     selectors: dict[int, str]
 
 
+REFS_ID = "refs"  # citeproc's bibliography Div
+_LANDMARKS = (REFS_ID, AUDIT_ID)  # AUDIT_ID on the writer's Div: the place for the audit
+
+
 class _Walker:
     def __init__(
         self,
@@ -480,6 +496,7 @@ class _Walker:
         self.found: list[FoundCitation] = []
         self.unverified: list[Json] = []
         self.occurrence = 0
+        self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
         self.previous_only = previous_only
         self.defer_claims = False
         self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
@@ -543,8 +560,10 @@ class _Walker:
             self.blocks(c, (*path, "c"), ctx.enter("block-quote"))
         elif t == "Div":
             self.previous = self.previous or bool(FILTER_MADE.intersection(c[0][1]))
+            if c[0][0] in _LANDMARKS and path[0] == "blocks" and AUDIT_CLASS not in c[0][1]:
+                self.landmarks.setdefault(c[0][0], path)
             inner = self._with_attributes(ctx.enter("div"), c[0])
-            if c[0][0] == "refs" or is_tool_output(c[0][1]):
+            if c[0][0] == REFS_ID or is_tool_output(c[0][1]):
                 inner = inner._replace(prose=False)  # the bibliography, the filter's callouts
             self.blocks(c[1], (*path, "c", 1), self._unverified(block, inner))
         elif t in _LIST_NAMES:
@@ -643,14 +662,23 @@ class _Walker:
             elif t == "Quoted":
                 self.inlines(c[1], (*path, i, "c", 1), ctx, block)
             elif t == "Span":
-                classes = c[0][1]
-                if FILTER_MADE.intersection(classes) or c[0][0].startswith(CLAIM_ANCHOR_PREFIX):
+                # a Markdown build's Span has its attributes hidden (build.hidden): read them
+                # in place; its content, and so every path into it, stays as it is
+                hidden = hidden_attributes(el)
+                seen = el if hidden is None else {"t": "Span", "c": [hidden, c[1]]}
+                attr = seen["c"][0]
+                classes = attr[1]
+                if (
+                    hidden is not None
+                    or FILTER_MADE.intersection(classes)
+                    or attr[0].startswith(CLAIM_ANCHOR_PREFIX)
+                ):
                     self.previous = True
                 # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
-                inner = self._unverified(el, self._with_attributes(ctx, c[0]))
+                inner = self._unverified(el, self._with_attributes(ctx, attr))
                 inner = inner._replace(wrapper=None)
                 if PROCESSED_CLASS in classes:
-                    wrapper = _Wrapper(_Around(inlines, i, (*path, i)), stored_selectors(el))
+                    wrapper = _Wrapper(_Around(inlines, i, (*path, i)), stored_selectors(seen))
                     inner = inner._replace(wrapper=wrapper)
                 if CLAIM_CLASS in classes:
                     inner = inner._replace(claim_span=((*path, i), el))
@@ -865,4 +893,6 @@ def is_alert(block: Json) -> bool:
     first = block["c"][0]
     if not isinstance(first, dict) or first.get("t") not in ("Para", "Plain") or not first["c"]:
         return False
-    return bool(first["c"][0] == {"t": "RawInline", "c": ["markdown", ALERT_MARK]})
+    opening = first["c"][0]
+    marks = (["markdown", mark] for mark in ALERT_MARKS)
+    return opening.get("t") == "RawInline" and opening["c"] in marks

@@ -30,8 +30,9 @@ the Cite; for a citation-only note, before the note in the body; on the writer's
 Span when that is the claim — see ``citations``), the flag links to its callout
 — or, with ``audit: true``, to its row of the "Citation audit" section (``citeledger.report.audit``,
 whose ids these are), which links back to the claim — and the callout links back to the flag.
-With ``evidence-pages: DIR`` an HTML build writes one read-only evidence page per receipt into
-DIR (``citeledger.evidence.publish``) and links it from the citation, callout and audit row.
+With ``evidence-pages: DIR`` an HTML (or GitHub Markdown) build writes one read-only evidence
+page per receipt into DIR (``citeledger.evidence.publish``) and links it from the citation,
+callout and audit row.
 A checked citation of an http(s) source also links to the source itself at the passage (a text
 fragment, or ``#page=N`` for a PDF: ``report.anchor_for``), in every format that shows URLs,
 with or without evidence pages; a restricted citation never does.
@@ -81,6 +82,7 @@ from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.names import ALERT_MARK, PREFIX
 from citeledger.build.options import META_KEY, NAMES, Options, read_options
+from citeledger.build.placement import AuditPlace, audit_place, put_audit
 from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
 from citeledger.build.render.base import Renderer
@@ -226,8 +228,9 @@ def run_filter(
     if pages is not None:
         items = [replace(item, evidence=pages.add(item)) for item in items]
     items = _with_source_links(items, judged.reader)
+    place = audit_place(doc_json, scan)  # before any insertion: held by reference
     _render(doc_json, items, scan.unverified, renderer, options)
-    result = _finalize(doc_json, items, judged, renderer, options, pages)
+    result = _finalize(doc_json, items, judged, renderer, options, pages, place)
     result.warnings[:0] = citeproc_first
     return result
 
@@ -307,9 +310,10 @@ def _finalize(
     renderer: Renderer,
     options: Options,
     pages: _EvidencePages | None,
+    place: AuditPlace,
 ) -> FilterResult:
-    """What belongs to the whole document: references, the audit, the evidence pages, and the
-    warnings and strict verdict of the run."""
+    """What belongs to the whole document: references, the audit (before the bibliography:
+    ``placement``), the evidence pages, and the warnings and strict verdict of the run."""
     if options.references:
         add_references(doc_json["meta"], (item.judgement for item in items))
     if options.audit:
@@ -317,7 +321,7 @@ def _finalize(
 
         present = present_claims((i.judgement, i.found.ref.claim) for i in items)
         rows = [_audit_row(item, pages, judged.reader, present) for item in items]
-        doc_json["blocks"].append(renderer.audit(rows, pages.href if pages else None))
+        put_audit(place, renderer.audit(rows, pages.href if pages else None))
     if pages is not None:
         pages.write()  # raises CiteledgerError: the pages are part of the build
     warnings = _unique(
@@ -411,6 +415,7 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
             into = resolve(doc, host)
             callouts.setdefault((id(into), after + 1), (into, []))[1].append(item)
     for (_, at), (into, group) in callouts.items():  # one callout per block: its breakdowns
+        renderer.before_callout(into[at - 1], group)
         insert(into, at, [renderer.callout(group)])
 
     for parent, index, group, citations, cites in wraps:
@@ -427,7 +432,8 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
 
 
 class _EvidencePages:
-    """HTML builds with ``evidence-pages``: one read-only page per receipt, written at the end.
+    """HTML and GitHub Markdown builds with ``evidence-pages``: one read-only page per receipt,
+    written at the end.
 
     ``evidence-pages`` is where the pages are written (relative to the current directory);
     ``evidence-link`` is how the output links to that folder (default: the same path), so a
@@ -443,7 +449,7 @@ class _EvidencePages:
 
     @classmethod
     def start(cls, options: Options, fmt: str, reader: Any) -> _EvidencePages | None:
-        if not options.evidence_pages or family_of(fmt) != "html":
+        if not options.evidence_pages or family_of(fmt) not in ("html", "markdown"):
             return None
         if options.evidence_pages_source == "metadata":  # the pages are written there
             confine(

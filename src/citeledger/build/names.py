@@ -21,12 +21,19 @@ CLAIM_ANCHOR_CLASS = "citeledger-claim"  # the empty Span #citeledger-claim-N
 CLAIM_ANCHOR_PREFIX = "citeledger-claim-"
 BREAKDOWN_CLASS = "citeledger-breakdown"
 AUDIT_CLASS = "citeledger-audit"
+AUDIT_ID = "citeledger-audit"  # the audit's heading; on a writer's empty Div: put the audit here
 BANNER_CLASS = "citeledger-banner"  # the per-document counts at the top of the body
 GROUP_CLASS = "citeledger-breakdowns"  # a callout listing the breakdowns of one block
 ITEM_CLASS = "citeledger-breakdown-item"  # one citation of such a callout
 UNVERIFIED_LABEL_CLASS = "citeledger-unverified-label"
 UNVERIFIED_MARKED_CLASS = "citeledger-unverified"  # added by the filter: marked already
 ALERT_MARK = "[!CAUTION]\n"  # the raw markdown opening a GitHub-alert callout (render.markdown)
+BANNER_ALERT_MARK = "[!WARNING]\n"  # and the one opening the banner there
+ALERT_MARKS = (ALERT_MARK, BANNER_ALERT_MARK)
+# the raw format of a RawInline that opens a Span whose attributes the filter hid from a writer
+# that would print them as HTML (GitHub Markdown): pandoc has a txt2tags reader but no writer,
+# so no writer prints it; a second run reads it (and panflute accepts it: its formats are a list)
+HIDDEN_FORMAT = "t2t"
 
 # inline additions whose words are the filter's, never the writer's claim
 FILTER_WORDS = frozenset(

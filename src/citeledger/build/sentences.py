@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
 
+from citeledger.build.hidden import span_classes
 from citeledger.build.names import FILTER_WORDS, is_tool_output
 
 # abbreviations after which a full stop does not end a sentence (lower case, no final dot)
@@ -160,7 +161,7 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
         elif t == "Link":
             _inlines(c[1], flat, _with(at, in_link=True))
         elif t == "Span":
-            classes = c[0][1]
+            classes = span_classes(node)  # a Markdown build's hidden ones too (build.hidden)
             inner = _with(
                 at,
                 unverified=unv or "unverified" in classes,

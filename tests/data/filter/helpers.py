@@ -91,8 +91,15 @@ def walk(node: Any) -> Iterator[dict[str, Any]]:
 
 
 def with_class(doc: Any, t: str, cls: str) -> list[dict[str, Any]]:
-    """Elements of type ``t`` (Span/Div) carrying class ``cls``, in document order."""
-    return [n for n in walk(doc) if n.get("t") == t and cls in n["c"][0][1]]
+    """Elements of type ``t`` (Span/Div) carrying class ``cls``, in document order.
+
+    A Markdown build's Spans keep their attributes hidden in a first raw inline
+    (``build.hidden``): they are seen here as the filter reads them back, attributes in place.
+    """
+    from citeledger.build.hidden import revealed
+
+    nodes = (revealed(n) if n.get("t") == "Span" else n for n in walk(doc))
+    return [n for n in nodes if n.get("t") == t and cls in n["c"][0][1]]
 
 
 def body(doc: Any) -> list[dict[str, Any]]:
@@ -110,6 +117,10 @@ def body(doc: Any) -> list[dict[str, Any]]:
 def _is_banner(block: dict[str, Any]) -> bool:
     if block.get("t") == "Div":
         return "citeledger-banner" in block["c"][0][1]
-    if block.get("t") == "BlockQuote":  # Markdown builds: a GitHub alert
-        return "Citation check:" in json.dumps(block)
+    if block.get("t") == "BlockQuote":  # GitHub Markdown builds: a ``[!WARNING]`` alert
+        from citeledger.build.names import BANNER_ALERT_MARK
+
+        return bool(block["c"]) and block["c"][0]["c"][:1] == [
+            {"t": "RawInline", "c": ["markdown", BANNER_ALERT_MARK]}
+        ]
     return False

@@ -8,8 +8,10 @@ Pandoc tells a filter its output format (argv[1]); ``renderer_for`` maps it to a
   ``citeledgerbreakdown`` environment of ``templates/citeledger.tex``;
 - ``docx`` (docx, odt, icml): ``custom-style`` "Citeledger Breakdown" / "Citeledger Flag", with
   bold words so it reads without a reference document;
-- ``markdown`` (gfm, commonmark, commonmark_x, markdown and its variants): GitHub alerts,
-  ``> [!CAUTION]``;
+- ``pandoc-markdown`` (pandoc's ``markdown``, the one Markdown that carries citations): the
+  design's Divs and Spans, so the output reads back to the same judgement;
+- ``markdown`` (gfm, commonmark, commonmark_x, markdown_strict, _mmd, _phpextra): no HTML of the
+  filter's: plain citations and links, bold flags, GitHub alerts ``> [!CAUTION]``;
 - ``typst``: a framed, coloured block and flag, the show rules of ``templates/citeledger.typ``
   in header-includes;
 - ``plain`` (plain, rst, org, asciidoc, docbook, jats, man, …, anything unknown): a block
@@ -56,7 +58,7 @@ _FAMILIES = {
     "markdown_github": "markdown",
     "commonmark": "markdown",
     "commonmark_x": "markdown",
-    "markdown": "markdown",
+    "markdown": "pandoc-markdown",
     "markdown_strict": "markdown",
     "markdown_mmd": "markdown",
     "markdown_phpextra": "markdown",
@@ -94,6 +96,7 @@ _RENDERERS = {
     "latex": ("latex", "LatexRenderer"),
     "docx": ("docx", "DocxRenderer"),
     "markdown": ("markdown", "MarkdownRenderer"),
+    "pandoc-markdown": ("pandoc_markdown", "PandocMarkdownRenderer"),
     "typst": ("typst", "TypstRenderer"),
     "plain": ("plain", "PlainRenderer"),
 }

@@ -44,6 +44,7 @@ from citeledger.build.citations import (
     UNVERIFIED_LABEL_CLASS,
 )
 from citeledger.build.citations import CLAIM_ANCHOR_CLASS as CLAIM_CLASS
+from citeledger.build.hidden import hidden_attributes
 from citeledger.build.names import BANNER_CLASS, GROUP_CLASS, ITEM_CLASS, VERSION_CLASS, claim_id
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_CLASS
 from citeledger.build.render import ast, words
@@ -70,6 +71,7 @@ class Renderer:
     header_template: ClassVar[str | None] = None  # file in templates/ to put there
     header_marker: ClassVar[str] = "citeledger"  # text by which a second run finds it
     top_level_callouts: ClassVar[bool] = False  # callouts only between top-level body blocks
+    spaced_links: ClassVar[bool] = False  # a space between the Cite and its links (Markdown)
 
     def __init__(self, fmt: str, *, audit: bool = False) -> None:
         self.fmt = fmt
@@ -98,10 +100,16 @@ class Renderer:
             inlines += self.version_warning(item)
             if item.found.in_link:
                 continue  # no link may nest in link text
-            if item.evidence and self.links:
-                inlines.append(self.evidence_link(item))
+            spaced = self.spaced_links
+            if item.evidence and self.evidence_links:
+                inlines += (
+                    [ast.space(), self.evidence_link(item)]
+                    if spaced
+                    else [self.evidence_link(item)]
+                )
+                spaced = True
             if item.source and self.source_links:
-                inlines += self.source_link(item, after_evidence=bool(item.evidence and self.links))
+                inlines += self.source_link(item, after_evidence=spaced)
         kv = [(STATES_ATTRIBUTE, states)]
         if selectors:
             kv.append((SELECTORS_ATTRIBUTE, selectors))
@@ -159,6 +167,11 @@ class Renderer:
         return ast.span(ast.attr("", [EVIDENCE_CLASS]), [link])
 
     @property
+    def evidence_links(self) -> bool:
+        """Does a checked citation link its evidence page? (Where pages can be linked.)"""
+        return self.links
+
+    @property
     def source_links(self) -> bool:
         """Does a link to the source show in this format? (``plain`` drops every URL.)"""
         return True
@@ -184,9 +197,18 @@ class Renderer:
             content.insert(0, ast.para([self.unverified_label()]))
 
     def unverified_after(self, *, spaced: bool) -> list[Node]:
-        """The marker at the end of a Span's words (``spaced``: after a space)."""
+        """The marker at the end of a Span's words (``spaced``: after a space).
+
+        The space goes inside the marker, among the filter's words: a second run, which keeps
+        the marker, then reads the sentence the first run read (a space of the writer's would
+        part ``[@key]{.unverified}0`` into two words, and so change its claim). In HTML the
+        badge (an inline-block) drops it, so the Span's underline stops at the words; without
+        the stylesheet it still shows.
+        """
         label = self.unverified_label()
-        return [ast.space(), label] if spaced else [label]
+        if spaced:  # after the hidden attributes of a Markdown build's Span (build.hidden)
+            label["c"][1].insert(0 if hidden_attributes(label) is None else 1, ast.space())
+        return [label]
 
     def unverified_label(self) -> Node:
         inner = [ast.strong([ast.str_(words.unverified_text())])]
@@ -207,6 +229,10 @@ class Renderer:
         return inner
 
     # blocks -------------------------------------------------------------------
+
+    def before_callout(self, block: Node, items: list[Item]) -> None:
+        """Adjust, in place, the block the callout of ``items`` is about to follow (nothing,
+        but in pandoc's Markdown)."""
 
     def callout(self, items: list[Item]) -> Node:
         """The callout of one block's breakdowns: one item as always, several as one group.
@@ -287,7 +313,8 @@ class Renderer:
         """The "Citation audit" section of ``citeledger.report.audit``, in a Div of its own."""
         from citeledger.report.audit import audit_blocks
 
-        blocks = audit_blocks(rows, evidence_dir_href=evidence_href if self.links else None)
+        href = evidence_href if self.evidence_links else None
+        blocks = audit_blocks(rows, evidence_dir_href=href)
         ast.inert(blocks)
         if not self.links:  # typst refuses a link to a label that does not exist
             _unlink_internal(blocks)

@@ -48,14 +48,6 @@ class HtmlRenderer(Renderer):
     def flag_attributes(self, item: Item) -> list[tuple[str, str]]:
         return [("data-key", item.found.ref.key)]
 
-    def unverified_after(self, *, spaced: bool) -> list[Node]:
-        # the space goes inside the label: the badge (an inline-block) drops it, so the span's
-        # underline stops at the words; a page without the stylesheet still shows the space
-        label = self.unverified_label()
-        if spaced:
-            label["c"][1].insert(0, ast.space())
-        return [label]
-
     def unverified_label(self) -> Node:
         def bracket(text: str) -> Node:
             return ast.span(ast.attr("", [BRACKET_CLASS]), [ast.str_(text)])

@@ -15,8 +15,11 @@ What is removed, wherever it stands (body, notes, tables, metadata):
   quote selectors the wrapper stored go back into each citation's suffix. A wrapper's other
   attributes (a forged one may carry the writer's classes) stay on a plain Span;
 - empty ``#citeledger-claim-N`` anchors, and such an id on the writer's ``.claim`` Span;
-- callouts (``Div.citeledger-breakdown``, and the GitHub-alert block quotes of Markdown builds)
-  and the audit section (``Div.citeledger-audit``).
+- callouts (``Div.citeledger-breakdown``, and the GitHub-alert block quotes of Markdown builds,
+  the banner's too) and the audit section (``Div.citeledger-audit``).
+
+A Markdown build's Spans carry their attributes hidden (``build.hidden``): they are read as if
+the attributes stood in place, and a Span that stays keeps them hidden.
 
 Nothing that holds a ``Cite`` is ever dropped: a flag, callout or audit that contains one was not
 made by the filter, and its content stays (the Cite is judged like any other). Unverified
@@ -47,14 +50,19 @@ from citeledger.build.citations import (
     plain_text,
     stored_selectors,
 )
-from citeledger.build.names import BANNER_CLASS
+from citeledger.build.hidden import revealed
+from citeledger.build.names import BANNER_CLASS, VERSION_CLASS
 
 Json = Any
 
-_OUR_INLINES = frozenset({FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS})
-_SPACED = frozenset({FLAG_CLASS, SOURCE_CLASS})  # the renderer puts a space before these
+_OUR_INLINES = frozenset(
+    {FLAG_CLASS, EVIDENCE_CLASS, SOURCE_CLASS, CLAIM_ANCHOR_CLASS, VERSION_CLASS}
+)
+# the renderer puts a space before these (before the links only in Markdown: render.base)
+_SPACED = frozenset({FLAG_CLASS, SOURCE_CLASS, EVIDENCE_CLASS, VERSION_CLASS})
 _OUR_BLOCKS = frozenset({BREAKDOWN_CLASS, AUDIT_CLASS, BANNER_CLASS})
 _OURS = _OUR_INLINES | _OUR_BLOCKS | {PROCESSED_CLASS, CHECKED_CLASS}
+_BLANKS = ("Space", "SoftBreak")
 _WRAPPER_KEYS = frozenset({STATES_ATTRIBUTE, SELECTORS_ATTRIBUTE})
 
 
@@ -94,6 +102,8 @@ class _Stripper:
                     out.extend(_without_ours(el))
                 continue
             if t == "Span":
+                kept = el  # a Span not undone stays as it was, its attributes hidden or not
+                el = revealed(el)  # a Markdown build's Span: its attributes where they go
                 classes = el["c"][0][1]
                 if PROCESSED_CLASS in classes:
                     out.extend(self.unwrap(el))
@@ -101,11 +111,12 @@ class _Stripper:
                 if _OUR_INLINES.intersection(classes):
                     if _has_cite(el):
                         out.extend(_without_ours(el))
-                    elif _SPACED.intersection(classes) and out and out[-1].get("t") == "Space":
-                        out.pop()
+                    elif _SPACED.intersection(classes) and out and out[-1].get("t") in _BLANKS:
+                        out.pop()  # a Markdown writer may have wrapped the line there
                     continue
                 if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
                     el["c"][0][0] = ""
+                el = kept
             out.append(el)
         return out
 
