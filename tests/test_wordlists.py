@@ -7,8 +7,11 @@ import pytest
 
 from citeledger.locate.locator import locate
 from citeledger.locate.wordlists import (
+    ATTRIBUTIONS,
     COMPARATIVES,
+    CONDITIONS,
     CONTRASTS,
+    DEGREES,
     HEDGES,
     MODALS,
     NEGATIONS,
@@ -29,6 +32,9 @@ ALL = sorted(
     | NEGATIVE_WORDS
     | NUMBER_WORDS
     | CONTRASTS
+    | CONDITIONS
+    | ATTRIBUTIONS
+    | DEGREES
 )
 
 

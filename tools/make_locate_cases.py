@@ -393,7 +393,8 @@ def v_compound_spacing(s: str, rng: random.Random, ctx: dict) -> str | None:
 
 
 def v_comma_dropped(s: str, rng: random.Random, ctx: dict) -> str | None:
-    idx = [i for i, c in enumerate(s) if c in ",;:" and 0 < i < len(s) - 1]
+    # a mark before a space: "this:that" without its colon is another word, not punctuation
+    idx = [i for i, c in enumerate(s) if c in ",;:" and 0 < i < len(s) - 1 and s[i + 1].isspace()]
     if not idx:
         return None
     i = rng.choice(idx)
@@ -413,7 +414,6 @@ def v_case_mid(s: str, rng: random.Random, ctx: dict) -> str | None:
 HONEST: list[tuple[str, Callable[..., str | None]]] = [
     ("compound_spacing", v_compound_spacing),
     ("punctuation_dropped", v_comma_dropped),
-    ("case_mid_quote", v_case_mid),
     ("exact", v_exact),
     ("whitespace_reflow", v_whitespace),
     ("smart_quotes", v_smart_quotes),
@@ -631,6 +631,8 @@ def a_combined(s: str, rng: random.Random, ctx: dict) -> str | None:
 
 
 ALTERED: list[tuple[str, Callable[..., str | None]]] = [
+    # past the quote's first word, case makes the word ("Bush"/"bush"): a change of name
+    ("case_mid_quote", v_case_mid),
     ("splice_nearby", a_splice_nearby),
     ("function_word_swapped", a_function_word),
     ("altered_reformatted", a_combined),
@@ -940,6 +942,8 @@ EDIT_HONEST: list[tuple[str, Callable[..., str | None]]] = [
     ("ellipsis_two_sentences", v_ellipsis_sentences),
 ]
 EDIT_ALTERED: list[tuple[str, Callable[..., str | None]]] = [
+    # past the quote's first word, case makes the word ("Bush"/"bush"): a change of name
+    ("case_mid_quote", v_case_mid),
     ("bracket_negation", e_bracket_negation),
     ("bracket_letters", e_bracket_letters),
     ("bracket_number", e_bracket_number),

@@ -32,7 +32,9 @@ from citeledger.locate.wordlists import (
     APPROXIMATORS,
     INSERTIONS,
     NEGATIONS,
+    NUMBER_WORDS,
     SYMBOLS,
+    UNITS,
     first_meaningful,
     is_reference,
 )
@@ -200,9 +202,20 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     if not res.found or res.char_start is None or res.char_end is None:
         return res
     if res.match == "exact":
-        return res  # the quote's own characters are the source's: its hyphens and marks too
+        problem = _cut_number_problem(quote.strip(), prepared.text, res.char_end)
+        if problem is None:
+            return res  # the quote's own characters are the source's: hyphens and marks too
+        return LocateResult(
+            found=False,
+            candidate=res.source_quote,
+            score=res.score,
+            differences=(problem,),
+            reason="the quote is not in the source",
+        )
     raw = quote.strip()
-    problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
+    problem = _cut_number_problem(raw, prepared.text, res.char_end)
+    if problem is None:
+        problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
     if problem is None and res.match == "fuzzy":
         problem = _quote_mark_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
@@ -214,6 +227,30 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         differences=(problem,),
         reason="the quote is not in the source",
     )
+
+
+def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
+    """A quote that ends on a number must not cut it from its unit or scale: "scored 82.2" of
+    "scored 82.2%", "more than 200" of "200 million users", "a period of 12" of "12 hours"."""
+    body = raw.rstrip(" .,;:!?\"')]}\u201d\u2019")
+    if not body[-1:].isdigit() or (ce > 0 and text[ce - 1] in ".,;:!?)]}"):
+        return None  # no number at the end, or the source's own punctuation closes it
+    m = _AFTER_NUMBER.match(text, ce)
+    if m is None:
+        return None
+    unit = m.group(1) or m.group(2)
+    if m.group(1):
+        if not (m.group(1)[0] in _NUMBER_SIGNS or m.group(1).lower() in UNITS):
+            return None  # "R1d", "∆2k": letters the extraction glued on, not a unit
+    elif not (unit.lower() in NUMBER_WORDS or unit.lower() in UNITS):
+        return None  # any other word: the number's phrase may end there
+    return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
+
+
+_NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
+_AFTER_NUMBER = re.compile(
+    r"([%\u2030\u00b0\u2032\u2033\u00b2\u00b3]|[^\W\d_]+)|[^\S\n]*\n?[^\S\n]*([^\W\d_]+)"
+)
 
 
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
@@ -791,7 +828,7 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
         return f"the bracketed '[{content}]' is not in the source"
     if got.lower() == content.lower() or got == f"[{content}]":
         return None
-    said = first_meaningful(content)
+    said = None if is_reference(content) else first_meaningful(content)  # "[the former]"
     if said is not None:
         return (
             f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
@@ -1271,8 +1308,13 @@ def _judge_tokens(
     sm = SequenceMatcher(None, [t.key for t in qt], [t.key for t in ct], autojunk=False)
     for tag, a1, a2, b1, b2 in sm.get_opcodes():
         if tag == "equal":
-            for q, c in zip(qt[a1:a2], ct[b1:b2], strict=True):
-                if q.raw != c.raw and _acronym_case(q.raw, c.raw):
+            for k, (q, c) in enumerate(zip(qt[a1:a2], ct[b1:b2], strict=True)):
+                if q.raw != c.raw and (
+                    _acronym_case(q.raw, c.raw)
+                    or (a1 + k > 0 and q.raw[:1].isupper() != c.raw[:1].isupper())
+                ):
+                    # past the quote's first word, case makes the word: "Bush"/"bush",
+                    # "Apple"/"apple", "Earnest"/"earnest"
                     diffs.append(f"source says '{c.raw}', quote says '{q.raw}' (a name)")
             continue
         if not ct:

@@ -33,7 +33,8 @@ HEDGES = _wordset(
     largely mostly generally usually often sometimes occasionally tend tends possible
     potential hypothetical hypothetically approximate estimated estimate alleged apparent
     probable presumed putative purported suspected tentative tentatively conceivably maybe
-    assumed expected predicted projected
+    assumed expected predicted projected typically normally commonly frequently regularly
+    necessarily inevitably certainly definitely clearly obviously surely undoubtedly
     """
 )
 QUANTIFIERS = _wordset(
@@ -73,6 +74,25 @@ CONTRASTS = _wordset(
     but however although though despite yet whereas nevertheless nonetheless notwithstanding
     """
 )
+# Words that open a condition: leaving out "if p is bad" makes a conditional claim absolute.
+CONDITIONS = _wordset("if whether provided assuming whenever")
+# Who says so: "Mozilla reported that …" is Mozilla's claim, not the source's.
+ATTRIBUTIONS = _wordset(
+    """
+    said says say reported reports claimed claims argued argues believed believes thought
+    thinks noted stated wrote writes according told feared fears hoped insisted insists
+    """
+)
+# How much, how far, how often, since when: "especially efficient", "slightly more", "the
+# former PM", "temporarily dialed back" — left out, the claim says more than the source.
+DEGREES = _wordset(
+    """
+    especially particularly notably chiefly mainly primarily alone slightly relatively fairly
+    quite very extremely highly significantly considerably substantially marginally former
+    formerly originally initially temporarily currently previously recently eventually
+    ultimately finally socalled
+    """
+)
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
 NEGATIVE_PHRASES = ("instead of", "rather than", "other than", "apart from", "far from")
 # A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
@@ -99,6 +119,16 @@ NUMBER_WORDS = _wordset(
 # Words that make the number after them approximate or a bound ("about 50", "over 30"): plain
 # prepositions elsewhere, so an omission is refused for one only right before a number.
 APPROXIMATORS = _wordset("about around over under some circa ca within below above beyond upto")
+# Units and scales a number goes on with: a quote that stops before one ("a period of 12" of
+# "12 hours", "scored 82.2" of "82.2%") cuts the number from what it counts.
+UNITS = _wordset(
+    """
+    percent per cent times fold hours hour hrs h days day minutes minute min mins seconds
+    second sec secs s ms µs us ns years year yrs months month weeks week km m cm mm µm nm mi
+    ft kg g mg µg lb lbs t l ml gb mb kb tb gib mib bytes bits hz khz mhz ghz kw mw w kwh v mv
+    ma a mph kph degrees points pts pp bps x
+    """
+)
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
 REFERENCES = _wordset(
     """
@@ -123,6 +153,9 @@ MEANINGFUL_CLASSES: dict[str, frozenset[str]] = {
     "comparative": COMPARATIVES,
     "negative word": NEGATIVE_WORDS,
     "contrast": CONTRASTS,
+    "condition": CONDITIONS,
+    "attribution": ATTRIBUTIONS,
+    "degree or time word": DEGREES,
 }
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d")
@@ -135,6 +168,7 @@ _PHRASE = re.compile(
     r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in NEGATIVE_PHRASES) + r")\b"
 )
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
+_SO_CALLED = re.compile(r"\bso[\s\-\u2010\u2011]*called\b")
 _CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
 
 
@@ -177,6 +211,10 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
     m = _PHRASE.search(low)
     if m:
         return " ".join(m.group().split()), "negative word"
+    if "called" in low:
+        m = _SO_CALLED.search(low)
+        if m:
+            return m.group(), "degree or time word"  # "so-called": the source's distance
     m = _SYMBOL.search(text)
     if m:
         return m.group(), "symbol"
