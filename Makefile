@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: all venv demo examples test test-fast lint typecheck update-golden bench clean corpus fuzz
+.PHONY: all venv demo examples test test-fast test-long lint typecheck update-golden bench clean corpus fuzz
 
 all: test
 
@@ -56,6 +56,11 @@ typecheck: $(STAMP)
 update-golden: $(STAMP)
 	CITELEDGER_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py tests/test_edits.py::test_golden_evidence_pages -q
 	git --no-pager diff --stat -- tests/golden || true
+
+# The long trials left out of `make test`: verify killed at random points of a 2,000-source run
+# (tests/test_verify_scale.py; about four minutes).
+test-long: $(STAMP)
+	CITELEDGER_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_verify_scale.py
 
 # The property tests over generated ledgers, styles and ASTs, for a long time (make test runs
 # the same files with a few dozen examples each). FUZZ_EXAMPLES=… to go longer.
