@@ -40,7 +40,7 @@ from rapidfuzz import fuzz  # noqa: E402
 
 from citeledger.locate.locator import locate_prepared  # noqa: E402
 from citeledger.locate.normalize import normalize_for_match, prepare  # noqa: E402
-from citeledger.locate.wordlists import first_meaningful  # noqa: E402
+from citeledger.locate.wordlists import clause_joint, first_meaningful  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -134,7 +134,9 @@ def _honest_omission(w: list[str]) -> tuple[int, int] | None:
             b = a + size
             if w[a - 1].endswith("-") or w[b - 1].endswith("-"):
                 continue  # a cut inside a word the source hyphenates at a line break
-            if first_meaningful(normalize_for_match(" ".join(w[a - 1 : b + 1]))) is None:
+            gap = normalize_for_match(" ".join(w[a - 1 : b + 1]))
+            joint = clause_joint(w[a - 1][-1:] + " " + " ".join(w[a:b]))
+            if first_meaningful(gap) is None and joint is None:
                 return a, b
     return None
 

@@ -214,3 +214,53 @@ def test_a_quote_may_not_cut_a_number_from_its_unit_or_scale(source: str, quote:
 )
 def test_a_number_may_end_a_quote_where_its_phrase_ends(source: str, quote: str) -> None:
     assert locate(source, quote).found
+
+
+# Round 3: splices inside one sentence, identifiers.
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Only the scheme component is required; the other components may be empty.",
+            "Only the scheme … components may be empty.",
+        ),
+        (
+            "A nation can be the agent of an attack, and a city can be a target, never more.",
+            "A nation can be the agent … can be a target, never more.",
+        ),
+        (
+            "He tossed a bulging notebook into his bookshelf and lodged his hard drive there.",
+            "He tossed … his hard drive there.",
+        ),
+    ],
+)
+def test_an_omission_may_not_splice_two_clauses(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+def test_an_omission_inside_one_clause_still_holds() -> None:
+    text = "He tossed a bulging, heavy notebook into his bookshelf before he left the room."
+    assert locate(text, "He tossed a … notebook into his bookshelf before he left").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Run SELECT full_text FROM standard WHERE type = 1 now.",
+            "SELECT fulltext FROM standard WHERE type",
+        ),
+        (
+            "It moves webRequest to optional_permissions in the end.",
+            "It moves web_request to optional_permissions",
+        ),
+        (
+            "by Ahiza Garcia @ahiza_garcia February 1, 2016 today",
+            "by Ahiza Garcia @ahizagarcia February 1, 2016",
+        ),
+    ],
+)
+def test_an_identifier_keeps_its_underscores(source: str, quote: str) -> None:
+    assert not locate(source, quote).found

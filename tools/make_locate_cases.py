@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "src"))
 from citeledger.cli.locate import extract_path  # noqa: E402
 from citeledger.locate.locator import NEGATIONS, STOPWORDS  # noqa: E402
 from citeledger.locate.normalize import normalize_for_match  # noqa: E402
-from citeledger.locate.wordlists import first_meaningful, word_class  # noqa: E402
+from citeledger.locate.wordlists import clause_joint, first_meaningful, word_class  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 # Public-domain or openly licensed sources may give more quotations than the rest.
@@ -332,8 +332,12 @@ def v_ellipsis(s: str, rng: random.Random, ctx: dict) -> str | None:
     for _ in range(10):
         a = rng.randint(3, len(w) - 6)
         b = rng.randint(a + 2, min(len(w) - 3, a + 12))
-        if not _has_negation(w[max(0, a - 1) : b + 1]) and not first_meaningful(
-            " ".join(w[a - 1 : b + 1])
+        omitted = " ".join(w[a - 1 : b + 1])
+        if (
+            not _has_negation(w[max(0, a - 1) : b + 1])
+            and not first_meaningful(omitted)
+            # the mark before the gap counts too: the locator reads "them, … a" as ", and …"
+            and not clause_joint(w[a - 1][-1:] + " " + " ".join(w[a:b]))
         ):
             mark = rng.choice([" ... ", " … ", " [...] ", " . . . "])
             return " ".join(w[:a]) + mark + " ".join(w[b:])

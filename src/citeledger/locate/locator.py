@@ -35,6 +35,7 @@ from citeledger.locate.wordlists import (
     NUMBER_WORDS,
     SYMBOLS,
     UNITS,
+    clause_joint,
     first_meaningful,
     is_reference,
 )
@@ -1084,6 +1085,15 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
+    joint = clause_joint(read) if _ALNUM.search(read) else None  # no words left out: no splice
+    if joint:
+        # "the scheme component is required …; the other components may be empty": the words
+        # after the gap belong to another clause, with another subject or object
+        problems.append(
+            f"the words left out at the ellipsis join two clauses ('{joint}'): "
+            "the words after it are another clause's"
+        )
+        return False
     last = _LAST_WORD.search(read)
     if last and last.group(1).lower() in APPROXIMATORS and _NUMBER_NEXT.match(text, y):
         problems.append(
@@ -1359,6 +1369,8 @@ def _same_letters(
     if "".join(t.key for t in qtoks) != "".join(t.key for t in stoks):
         return False
     split = qtoks if len(qtoks) > len(stoks) else stoks
+    if _has_underscore(qtoks, stoks, prepared, quote):
+        return False  # "full_text" is an identifier: "fulltext", "web_request" name another
     if any(_is_negation(t.key) and t.key != "non" for t in qtoks + stoks):
         return False  # "not able" is not "notable", "nowhere" is not "now here" ("non" is a prefix)
     a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
@@ -1381,6 +1393,20 @@ def _same_letters(
     # the quote's pieces each a word of their own: a different word ("now here"), not the
     # quote's copy of an extraction's split ("classi fication")
     return not all(t.key in vocab for t in split)
+
+
+def _has_underscore(
+    qtoks: list[_Tok], stoks: list[_Tok], prepared: Prepared, quote: _Quote | None
+) -> bool:
+    """Whether an underscore stands in or between the words, in the source or the quote."""
+    a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
+    if "_" in prepared.text[a:b]:
+        return True
+    if quote is None:
+        return False
+    qp, off = quote
+    a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
+    return "_" in qp.text[a:b]
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")

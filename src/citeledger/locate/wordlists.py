@@ -229,3 +229,18 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
         if cls is not None:
             return w, cls
     return None
+
+
+_CLAUSE_JOINT = re.compile(
+    # a clause joined on (", and the remaining bits"), or a second verb whose object the quote
+    # goes on with ("tossed … his hard drive" of "tossed a notebook … and lodged his hard drive")
+    r";|,\s*(?:and|or|nor|but|yet|so|while|whereas)\b|\b(?:and|or)\s+[^\W\d_]+\W*$",
+    re.IGNORECASE,
+)
+
+
+def clause_joint(omitted: str) -> str | None:
+    """Where omitted words join two clauses (";", ", and …", a final "and lodged"): the words
+    after such a gap belong to another clause, with another subject or object."""
+    m = _CLAUSE_JOINT.search(omitted)
+    return " ".join(m.group().split()) if m else None
