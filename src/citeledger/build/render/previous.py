@@ -110,6 +110,8 @@ class _Stripper:
                 node[:], made = self._edit(node, edited)
                 inner += made
             for child in inner:
+                if isinstance(child, dict) and len(child) == 2 and "t" in child:
+                    child = child.get("c")  # an element: only its content can hold lists
                 self.value(child)
         elif isinstance(node, dict):
             for child in node.values():
