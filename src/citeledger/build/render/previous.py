@@ -96,6 +96,8 @@ class _Stripper:
         and raw elements are not entered (nothing in them is an element list), and the runs of
         elements between the edited ones are copied as they are."""
         if isinstance(node, list):
+            if not node:
+                return
             types = _types(node)
             if types is None:  # not a list of elements: looked at one by one
                 edited, inner = self._look(node)
