@@ -29,6 +29,8 @@ markers are not undone (a marked marker is skipped by the walk), header-includes
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any
 
 from citeledger.build.citations import (
@@ -72,45 +74,112 @@ def strip_previous(doc: dict[str, Json], prefixes: tuple[str, ...] = CROSSREF_PR
     _Stripper(prefixes).value(doc.get("blocks"))
 
 
+# Elements whose content holds no element a run edits (text, code, maths, raw output): the walk
+# does not enter them. Only a list holding one of _EDITED can change; any other is kept as is.
+_LEAVES = frozenset(
+    {"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math", "RawInline", "RawBlock"}
+    | {"CodeBlock", "HorizontalRule"}
+)
+_EDITED = frozenset({"Span", "Div", "BlockQuote"})
+_TYPE = itemgetter("t")
+
+
 class _Stripper:
     def __init__(self, prefixes: tuple[str, ...]) -> None:
         self.prefixes = prefixes
 
     def value(self, node: Json) -> None:
-        """Edit every list of elements under ``node``."""
+        """Edit every list of elements under ``node``.
+
+        Cheap on a large document: one pass over each list finds the Spans, Divs and block
+        quotes (the only elements ``_edit`` may change) and the elements to enter; text, code
+        and raw elements are not entered (nothing in them is an element list), and the runs of
+        elements between the edited ones are copied as they are."""
         if isinstance(node, list):
-            if any(isinstance(el, dict) and "t" in el for el in node):
-                node[:] = self.elements(node)
-            for child in node:
+            if not node:
+                return
+            types = _types(node)
+            if types is None:  # not a list of elements: looked at one by one
+                edited, inner = self._look(node)
+            else:  # a list of elements: searched at C speed, by their type names
+                found = set(types) - _LEAVES
+                if not found:
+                    return
+                at = sorted(i for t in found for i in _indices(types, t))
+                edited = [i for i in at if types[i] in _EDITED]
+                inner = [node[i] for i in at if types[i] not in _EDITED]
+            if edited:
+                node[:], made = self._edit(node, edited)
+                inner += made
+            for child in inner:
+                if isinstance(child, dict) and len(child) == 2 and "t" in child:
+                    child = child.get("c")  # an element: only its content can hold lists
                 self.value(child)
         elif isinstance(node, dict):
             for child in node.values():
                 if isinstance(child, (list, dict)):
                     self.value(child)
 
+    @staticmethod
+    def _look(node: list[Json]) -> tuple[list[int], list[Json]]:
+        """The positions of the elements to edit in ``node``, and the children to enter."""
+        edited: list[int] = []
+        inner: list[Json] = []
+        for i, el in enumerate(node):
+            if isinstance(el, dict):
+                t = el.get("t")
+                if t in _LEAVES:
+                    continue
+                if t in _EDITED:
+                    edited.append(i)
+                    continue
+                inner.append(el)
+            elif isinstance(el, list):
+                inner.append(el)
+        return edited, inner
+
     def elements(self, elements: list[Json]) -> list[Json]:
+        """``elements`` without the filter's earlier output (this level only)."""
+        edited = [
+            i for i, el in enumerate(elements) if isinstance(el, dict) and el.get("t") in _EDITED
+        ]
+        return self._edit(elements, edited)[0] if edited else list(elements)
+
+    def _edit(self, elements: list[Json], edited: list[int]) -> tuple[list[Json], list[Json]]:
+        """``elements`` with the Spans, Divs and block quotes at ``edited`` undone, and what
+        was put in their place (to be walked into); every other element is kept as it is."""
         out: list[Json] = []
-        for el in elements:
-            if not isinstance(el, dict):
-                out.append(el)
-                continue
-            t = el.get("t")
-            if is_alert(el) and not _has_cite(el):
-                continue
-            if t == "Div" and _OUR_BLOCKS.intersection(el["c"][0][1]):
-                if _has_cite(el):  # not ours: the writer's blocks stay, judged like any other
-                    out.extend(_without_ours(el))
-                continue
-            if t == "Span":
+        made: list[Json] = []
+        prev = 0
+        for i in edited:
+            out += elements[prev:i]
+            prev = i + 1
+            el = elements[i]
+            t = el["t"]
+            if t == "BlockQuote":
+                if is_alert(el) and not _has_cite(el):
+                    continue
+            elif t == "Div":
+                if _OUR_BLOCKS.intersection(el["c"][0][1]):
+                    if _has_cite(el):  # not ours: the writer's blocks stay, judged like any other
+                        kept_blocks = _without_ours(el)
+                        out += kept_blocks
+                        made += kept_blocks
+                    continue
+            else:  # a Span
                 kept = el  # a Span not undone stays as it was, its attributes hidden or not
                 el = revealed(el)  # a Markdown build's Span: its attributes where they go
                 classes = el["c"][0][1]
                 if PROCESSED_CLASS in classes:
-                    out.extend(self.unwrap(el))
+                    unwrapped = self.unwrap(el)
+                    out += unwrapped
+                    made += unwrapped
                     continue
                 if _OUR_INLINES.intersection(classes):
                     if _has_cite(el):
-                        out.extend(_without_ours(el))
+                        kept_inlines = _without_ours(el)
+                        out += kept_inlines
+                        made += kept_inlines
                     elif _SPACED.intersection(classes) and out and out[-1].get("t") in _BLANKS:
                         out.pop()  # a Markdown writer may have wrapped the line there
                     continue
@@ -118,7 +187,9 @@ class _Stripper:
                     el["c"][0][0] = ""
                 el = kept
             out.append(el)
-        return out
+            made.append(el)
+        out += elements[prev:]
+        return out, made
 
     def unwrap(self, span: Json) -> list[Json]:
         """A wrapper's content without the filter's inlines, its stored selectors restored."""
@@ -132,6 +203,27 @@ class _Stripper:
                     _restore_selector(items[index], selector)
         span["c"][1] = self.elements(content)
         return _without_ours(span)
+
+
+def _types(node: list[Json]) -> list[str] | None:
+    """The type names of a list of elements, or None for any other list."""
+    if not node or not isinstance(node[0], dict) or "t" not in node[0]:
+        return None
+    try:
+        return list(map(_TYPE, node))
+    except (TypeError, KeyError):
+        return None
+
+
+def _indices(items: list[str], item: str) -> Iterator[int]:
+    """Every position of ``item`` in ``items`` (the search itself at C speed)."""
+    at = -1
+    try:
+        while True:
+            at = items.index(item, at + 1)
+            yield at
+    except ValueError:
+        return
 
 
 def _without_ours(node: Json) -> list[Json]:
