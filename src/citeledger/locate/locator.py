@@ -349,15 +349,7 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
         # the source's own "..." beside the quoter's "[sic]": the dots are text, matched as such
         found = _find_bracketed(prepared, core, limit, [])
         if found:
-            return _found(
-                prepared,
-                [h for h, _ in found],
-                raw,
-                tail,
-                hint,
-                "normalized",
-                edit_sets=[e for _, e in found],
-            )
+            return _found_bracketed(prepared, found, raw, tail, hint)
     if len(pieces) > 1:
         worded = [p for p in pieces if _ALNUM.search(p)]
         if len(worded) == 1 and worded[0].strip() != raw:
@@ -368,15 +360,7 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
         problems: list[str] = []
         found = _find_bracketed(prepared, core, limit, problems)
         if found:
-            return _found(
-                prepared,
-                [h for h, _ in found],
-                raw,
-                tail,
-                hint,
-                "normalized",
-                edit_sets=[e for _, e in found],
-            )
+            return _found_bracketed(prepared, found, raw, tail, hint)
         plain = _BRACKET.sub(lambda m: m.group(1), core)
         if _source_brackets_only(prepared, core) and len(core.split()) >= MIN_FUZZY_WORDS:
             # every bracket is the source's own ("[60]", "[RFC1630]"): text like any other, so
@@ -776,6 +760,24 @@ def _find_bracketed(
         if len(hits) >= limit:
             break
     return hits
+
+
+def _found_bracketed(
+    prepared: Prepared,
+    found: list[tuple[tuple[int, int], tuple[Edit, ...]]],
+    raw: str,
+    tail: str,
+    hint: int | None,
+) -> LocateResult:
+    return _found(
+        prepared,
+        [h for h, _ in found],
+        raw,
+        tail,
+        hint,
+        "normalized",
+        edit_sets=[e for _, e in found],
+    )
 
 
 def _source_brackets_only(prepared: Prepared, core: str) -> bool:
