@@ -202,20 +202,10 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     res = _locate_inner(prepared, quote, hint)
     if not res.found or res.char_start is None or res.char_end is None:
         return res
-    if res.match == "exact":
-        problem = _cut_number_problem(quote.strip(), prepared.text, res.char_end)
-        if problem is None:
-            return res  # the quote's own characters are the source's: hyphens and marks too
-        return LocateResult(
-            found=False,
-            candidate=res.source_quote,
-            score=res.score,
-            differences=(problem,),
-            reason="the quote is not in the source",
-        )
     raw = quote.strip()
     problem = _cut_number_problem(raw, prepared.text, res.char_end)
-    if problem is None:
+    # an exact match is the quote's own characters: its hyphens and marks are the source's
+    if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
     if problem is None and res.match == "fuzzy":
         problem = _quote_mark_problem(raw, prepared.text[res.char_start : res.char_end])
@@ -1371,20 +1361,21 @@ def _same_letters(
     if "".join(t.key for t in qtoks) != "".join(t.key for t in stoks):
         return False
     split = qtoks if len(qtoks) > len(stoks) else stoks
-    if _has_underscore(qtoks, stoks, prepared, quote):
+    a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
+    source = prepared.text[a:b]
+    quoted = ""
+    if quote is not None:
+        qp, off = quote
+        qa, qb = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
+        quoted = qp.text[qa:qb]
+    if "_" in source or "_" in quoted:
         return False  # "full_text" is an identifier: "fulltext", "web_request" name another
     if any(_is_negation(t.key) and t.key != "non" for t in qtoks + stoks):
         return False  # "not able" is not "notable", "nowhere" is not "now here" ("non" is a prefix)
-    a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
-    if _JOIN_MARKS.search(prepared.text, a, b) and (
-        split is stoks or _cuts_at_marks(qtoks, prepared.text[a:b])
-    ):
+    if _JOIN_MARKS.search(source) and (split is stoks or _cuts_at_marks(qtoks, source)):
         return True  # the source's hyphen or dash (a line break alone is a space: see below)
-    if quote is not None:
-        qp, off = quote
-        a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
-        if "\u00ad" in qp.text[a:b]:
-            return True  # the quote's own soft hyphen (its hyphens must be the source's)
+    if "\u00ad" in quoted:
+        return True  # the quote's own soft hyphen (its hyphens must be the source's)
     if any(t.key in STOPWORDS for t in split):
         return False
     vocab = _vocabulary(prepared)
@@ -1395,20 +1386,6 @@ def _same_letters(
     # the quote's pieces each a word of their own: a different word ("now here"), not the
     # quote's copy of an extraction's split ("classi fication")
     return not all(t.key in vocab for t in split)
-
-
-def _has_underscore(
-    qtoks: list[_Tok], stoks: list[_Tok], prepared: Prepared, quote: _Quote | None
-) -> bool:
-    """Whether an underscore stands in or between the words, in the source or the quote."""
-    a, b = prepared.orig_span(stoks[0].start, stoks[-1].end)
-    if "_" in prepared.text[a:b]:
-        return True
-    if quote is None:
-        return False
-    qp, off = quote
-    a, b = qp.orig_span(qtoks[0].start + off, qtoks[-1].end + off)
-    return "_" in qp.text[a:b]
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
