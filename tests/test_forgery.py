@@ -256,3 +256,19 @@ def test_deleting_the_whole_history_log_is_noticed(tmp_path: Path, netserver: ns
     ledger.write_text(verified, encoding="utf-8")
     state, reasons = _judge(load_ledger(ledger))
     assert state is State.STALE and "whole log" in reasons, (state, reasons)
+
+
+def test_pick_does_not_take_a_rewritten_text_record_as_the_source(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """pick selects from stored evidence only when its text is what the stored body makes: a
+    forged text record with a matching receipt must not become a new, signed receipt."""
+    from citeledger.verify.pick import stored_capture
+
+    ledger = _verified(tmp_path, netserver)
+    led = load_ledger(ledger)
+    honest = stored_capture(led, led.sources["m"])
+    assert honest is not None and honest.extracted is not None
+    _forge_text(ledger, f"Appeals. {INVENTED} Nothing else.")
+    led = load_ledger(ledger)
+    assert stored_capture(led, led.sources["m"]) is None

@@ -23,8 +23,10 @@ from urllib.parse import urlsplit
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError, ExtractError
 from citeledger.evidence import leftovers
-from citeledger.evidence.store import EvidenceReader, EvidenceStore, StoredEvidence
+from citeledger.evidence.store import EvidenceReader, EvidenceStore, StoredEvidence, sha256_hex
+from citeledger.extract.dispatch import extract
 from citeledger.inert import visible
+from citeledger.judge import evidence_problem
 from citeledger.model import Extracted, Ledger, Quote, Receipt, Retrieval, Source
 from citeledger.verify.batch import Finished, ReceiptBatch
 from citeledger.verify.receipts import Analysis, Capture, capture, receipts_for_capture
@@ -137,19 +139,24 @@ def stored_capture(led: Ledger, source: Source) -> Capture | None:
     r = max(usable, key=lambda x: x.retrieved_at)
     assert r.evidence is not None and r.extractor is not None and r.body_sha256 is not None
     ev = EvidenceReader(led.evidence_dir).load(r.evidence)
-    if ev.problems or ev.text is None or ev.text_sha256 != r.text_sha256:
-        return None  # a damaged store: pick retrieves afresh rather than trust it
-    name, _, version = r.extractor.rpartition(" ")
-    kind = "pdf" if "pdf" in (r.content_type or "").lower() else "html"
-    extracted = Extracted(
-        text=ev.text,
-        kind=kind,
-        extractor=name or r.extractor,
-        extractor_version=version,
-        page_starts=tuple(ev.page_starts),
-        title=ev.title,
-        last_revised=ev.last_revised,
-    )
+    if (
+        ev.problems
+        or ev.text is None
+        or ev.body is None
+        or ev.file_sha256 != r.evidence_sha256
+        or evidence_problem(r, ev) is not None
+    ):
+        return None  # a damaged or swapped store: pick retrieves afresh rather than trust it
+    # The text is made again from the stored body, never taken from the stored text record:
+    # a rewritten text record (with a receipt edited to match) must not become a new receipt.
+    try:
+        extracted = extract(ev.body, ev.content_type, ev.target_uri)
+    except ExtractError:
+        return None
+    if f"{extracted.extractor} {extracted.extractor_version}" != r.extractor or (
+        sha256_hex(extracted.text) != ev.text_sha256
+    ):
+        return None
     headers = tuple((k, v) for k, v in (("etag", r.etag), ("last-modified", r.last_modified)) if v)
     retrieval = Retrieval(
         identifier=source.identifier,
@@ -163,7 +170,8 @@ def stored_capture(led: Ledger, source: Source) -> Capture | None:
         redirects=tuple(r.redirects),
         metadata=r.metadata,
     )
-    stored = StoredEvidence(r.evidence, r.body_sha256, r.text_sha256, r.evidence_sha256)
+    assert ev.body_sha256 is not None
+    stored = StoredEvidence(r.evidence, ev.body_sha256, ev.text_sha256, ev.file_sha256)
     return Capture(retrieval, stored, extracted, None, None)
 
 
