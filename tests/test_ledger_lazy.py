@@ -218,3 +218,25 @@ def test_an_outlined_verified_ledger_keeps_every_receipts_line(
     assert sum(len(q.receipts) for s in eager.sources.values() for q in s.quotes) >= 4
     for key, source in eager.sources.items():
         assert again.sources[key] == source and _lines(again.sources[key]) == _lines(source)
+
+
+def test_a_lazy_source_keeps_the_flag_and_local_copy_lines_of_the_whole_file(
+    tmp_path: Path,
+) -> None:
+    """The hand-written-flag warning and the local-copy error name a line of the whole file,
+    also when the source was parsed from its remembered span alone."""
+    (tmp_path / "a.txt").write_text("The passage is here.\n", "utf-8")
+    text = "sources:\n" + "".join(
+        f"  s{i}:\n    doi: 10.1000/x{i}\n    local_copy: a.txt\n    quotes:\n"
+        f"      - text: The passage is here.\n        verified: true\n"
+        for i in range(3)
+    )
+    path = tmp_path / "citeledger.yaml"
+    path.write_text(text, "utf-8")
+    eager = load_ledger(path)
+    for _ in range(2):  # the first lazy load remembers the outline, the second reads the span
+        lazy = load_ledger(path, lazy=True)
+        got, want = lazy.sources["s2"], eager.sources["s2"]
+        assert got.local_copy_line == want.local_copy_line and want.local_copy_line
+        assert got.quotes[0].asserted_line == want.quotes[0].asserted_line
+        assert want.quotes[0].asserted_line

@@ -478,9 +478,13 @@ def _relined(source: Source, lines: int) -> Source:
     def down(value: Any) -> Any:
         return dataclasses.replace(value, line=None if value.line is None else value.line + lines)
 
+    def at(line: int | None) -> int | None:
+        return None if line is None else line + lines
+
     quotes = tuple(
         dataclasses.replace(
             down(q),
+            asserted_line=at(q.asserted_line),  # the hand-written flag's warning names it
             receipts=tuple(map(down, q.receipts)),
             reviews=tuple(map(down, q.reviews)),
         )
@@ -488,6 +492,7 @@ def _relined(source: Source, lines: int) -> Source:
     )
     moved: Source = dataclasses.replace(
         down(source),
+        local_copy_line=at(source.local_copy_line),
         quotes=quotes,
         withdrawn=None if source.withdrawn is None else down(source.withdrawn),
         disputed=None if source.disputed is None else down(source.disputed),
