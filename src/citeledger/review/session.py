@@ -9,6 +9,7 @@ what awaits review instead. Nothing here sets or changes ``checked``.
 
 from __future__ import annotations
 
+import functools
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -140,11 +141,16 @@ def _snapshot_file(item: Pending) -> str:
     png = snapshot_png(r, item.reader)
     if png is None:
         return r.snapshot_note or "no snapshot in this receipt's evidence"
-    target = Path(tempfile.gettempdir()) / "citeledger-review" / f"{r.snapshot_sha256}.png"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, png)
+    # written afresh into a folder of this run's own: a file planted at a shared path would be
+    # shown unchecked, and the writer would judge the claim against a forged image
+    target = _shots_folder() / f"{r.snapshot_sha256}.png"
+    atomic_write(target, png)
     return str(target)
+
+
+@functools.cache
+def _shots_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="citeledger-review-"))
 
 
 def _ask(inp: TextIO, out: TextIO, prompt: str, answers: dict[str, str]) -> str:
