@@ -10,6 +10,7 @@ through ``inert.visible``. Never touches the network; writes nothing (the caller
 
 from __future__ import annotations
 
+import bisect
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -58,14 +59,8 @@ def claim_lines(citations: Sequence[Mapping[str, Any]]) -> dict[tuple[str, int],
 
 
 def _line_of(starts: Sequence[int], offset: int) -> int:
-    lo, hi = 0, len(starts)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid
-    return lo + 1
+    """The 1-based line holding ``offset`` (``starts``: each line's first offset, from 0)."""
+    return max(1, bisect.bisect_right(starts, offset))
 
 
 def _message(c: Mapping[str, Any]) -> str:
