@@ -140,9 +140,9 @@ class JudgementIndex:
             "reasons": list(reasons),
             "files": sorted([p, d] for p, d in files.items()),
         }
-        if self._shard(key).get(key) == {**body, "mac": _seal(self.secret, key, body)}:
-            return
-        self._new.setdefault(key[:2], {})[key] = {**body, "mac": _seal(self.secret, key, body)}
+        entry = {**body, "mac": _seal(self.secret, key, body)}
+        if self._shard(key).get(key) != entry:
+            self._new.setdefault(key[:2], {})[key] = entry
 
     def save(self) -> None:
         """Write the shards that gained entries, merged with what is on disk now (another build

@@ -107,12 +107,12 @@ class HeldLedger:
         return done
 
     def _held_write(self, planned: list[tuple[str, int, Receipt]], head: str | None) -> bool:
+        if self.uncuttable:
+            return False  # before reading: such a ledger goes the ordinary way every batch
         data = _read_bytes(str(self._real))
         if data is None:
             return False  # the ordinary path says the ledger is gone
         held = self._held
-        if self.uncuttable:
-            return False
         if held is None or held.data != data:
             held = self._held = _cut(data, self.path, self._root)
         if held is None:
