@@ -269,3 +269,31 @@ def test_an_omission_inside_one_clause_still_holds() -> None:
 )
 def test_an_identifier_keeps_its_underscores(source: str, quote: str) -> None:
     assert not locate(source, quote).found
+
+
+def test_a_bracketed_ellipsis_is_an_omission_never_a_reference_spelled_out() -> None:
+    # the text has its own "..." elsewhere, so the bracket route is tried: "[...]" once stood
+    # for "you said", taken for a reference ("you" and "the said")
+    text = "Well... I note that you said thoughtful, kind words to him, and he wrote it down."
+    assert not locate(text, "I note that [...] thoughtful, kind words to him").found
+    assert not locate(text, "I note that […] thoughtful, kind words to him").found
+    # the same mark over words no list holds is an honest omission
+    assert locate(text, "I note that you said [...] kind words to him").found
+
+
+def test_said_after_a_pronoun_is_a_verb_not_a_reference() -> None:
+    from citeledger.locate.wordlists import is_reference
+
+    assert is_reference("the said") and is_reference("this same") and is_reference("the former")
+    assert not is_reference("he said") and not is_reference("you said")
+    assert not is_reference("they same")
+
+
+@pytest.mark.parametrize("word", ["specifically", "officially", "technically", "effectively"])
+def test_an_omission_may_not_hide_a_scope_or_status_word(word: str) -> None:
+    text = f"The rights have only been {word} recognised in law by the national council."
+    assert first_meaningful(word) is not None
+    assert not locate(text, "The rights have only been … recognised in law").found
+    assert locate(
+        text, f"The rights have only been {word} recognised … by the national council"
+    ).found

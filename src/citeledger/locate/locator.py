@@ -821,6 +821,9 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
         return f"the bracketed '[{content}]' is not in the source"
     if got.lower() == content.lower() or got == f"[{content}]":
         return None
+    if not _ALNUM.search(content):
+        # "[...]", "[…]": an omission's mark, held to the ellipsis rules, never a replacement
+        return f"the bracketed '[{content}]' marks an omission, not words that replace '{got}'"
     said = None if is_reference(content) else first_meaningful(content)  # "[the former]"
     if said is not None:
         return (

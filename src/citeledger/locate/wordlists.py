@@ -90,7 +90,9 @@ DEGREES = _wordset(
     especially particularly notably chiefly mainly primarily alone slightly relatively fairly
     quite very extremely highly significantly considerably substantially marginally former
     formerly originally initially temporarily currently previously recently eventually
-    ultimately finally socalled
+    ultimately finally socalled specifically explicitly officially formally legally publicly
+    technically nominally theoretically effectively virtually practically essentially strictly
+    directly indirectly permanently briefly historically traditionally
     """
 )
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
@@ -136,9 +138,10 @@ REFERENCES = _wordset(
     these those which who whom whose such there here the
     """
 )
-# ... and these, only after one of those ("the former", "the latter"): alone, "former" is an
-# adjective ("former security chief"), a content word like any other.
+# ... and these, only after a determiner ("the former", "this same"): alone, "former" is an
+# adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
+DETERMINERS = _wordset("the this that these those")
 # Brackets that insert nothing of the source and change no word of it.
 INSERTIONS = frozenset({"sic", "sic!", "emphasis added", "emphasis mine", "italics added"})
 # Symbols are tokens: any of these added, dropped or changed is a difference.
@@ -179,7 +182,8 @@ def is_reference(span: str) -> bool:
     if not words:
         return False
     if words[-1] in REFERENCE_TAILS:
-        return len(words) > 1 and all(w in REFERENCES for w in words[:-1])
+        head = words[:-1]
+        return bool(head) and head[-1] in DETERMINERS and all(w in REFERENCES for w in head)
     return all(w in REFERENCES for w in words)
 
 
