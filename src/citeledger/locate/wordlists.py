@@ -121,6 +121,8 @@ NUMBER_WORDS = _wordset(
 # Words that make the number after them approximate or a bound ("about 50", "over 30"): plain
 # prepositions elsewhere, so an omission is refused for one only right before a number.
 APPROXIMATORS = _wordset("about around over under some circa ca within below above beyond upto")
+# ... and the two-word ones ("up to 60FPS"; "as many as", "at least" hold listed words).
+APPROXIMATOR_PHRASES = frozenset({"up to", "close to", "upwards of", "excess of"})
 # Units and scales a number goes on with: a quote that stops before one ("a period of 12" of
 # "12 hours", "scored 82.2" of "82.2%") cuts the number from what it counts.
 UNITS = _wordset(
@@ -129,6 +131,17 @@ UNITS = _wordset(
     second sec secs s ms µs us ns years year yrs months month weeks week km m cm mm µm nm mi
     ft kg g mg µg lb lbs t l ml gb mb kb tb gib mib bytes bits hz khz mhz ghz kw mw w kwh v mv
     ma a mph kph degrees points pts pp bps x
+    """
+)
+# Function words of the corpus's other languages (French, Spanish, Portuguese, German, Italian),
+# never a negation: an ellipsis may leave one out alone, as it may "the" or "that".
+FUNCTION_WORDS = _wordset(
+    """
+    de la le les des du un une et ou en au aux dans par pour sur que qui se ce il elle
+    el los las del y o al con por para su es lo
+    os as do da dos das e em na nos nas com um uma
+    der die das den dem des und oder zu im mit von für auf ist ein eine einen auch
+    il lo gli di del della e o con per che un una
     """
 )
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
@@ -238,7 +251,10 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
 _CLAUSE_JOINT = re.compile(
     # a clause joined on (", and the remaining bits"), or a second verb whose object the quote
     # goes on with ("tossed … his hard drive" of "tossed a notebook … and lodged his hard drive")
-    r";|,\s*(?:and|or|nor|but|yet|so|while|whereas)\b|\b(?:and|or)\s+[^\W\d_]+\W*$",
+    r";|,\s*(?:and|or|nor|but|yet|so|while|whereas)\b|\b(?:and|or)\s+[^\W\d_]+\W*$"
+    # or the words after the gap are the other half of an "or" ("call for help or … some
+    # casualties might have been reported")
+    r"|\b(?:or|nor)\W*$",
     re.IGNORECASE,
 )
 
