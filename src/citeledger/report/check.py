@@ -196,13 +196,14 @@ def _run_check(
         Path(json_out).write_text(
             json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
-    _write_ci_reports(report, junit_out, sarif_out)
+    lines = _claim_lines(report) if output_format == "github" or junit_out or sarif_out else {}
+    _write_ci_reports(report, lines, junit_out, sarif_out)
     # With --json - the report owns stdout; the readable summary goes to stderr.
     summary_stream = sys.stderr if json_out == "-" else sys.stdout
     if output_format == "github":
-        from citeledger.report.ci import claim_lines, github_commands
+        from citeledger.report.ci import github_commands
 
-        commands = github_commands(report, claim_lines(report["citations"]), warn_only=warn_only)
+        commands = github_commands(report, lines, warn_only=warn_only)
         if commands:
             print(commands, file=summary_stream)
         quiet = True  # the annotations carry the detail; the log keeps the summary line
@@ -264,14 +265,26 @@ def _below_reviewed(reviews: dict[str, Any], min_reviewed: float | None) -> int:
     return 1
 
 
-def _write_ci_reports(report: dict[str, Any], junit_out: str | None, sarif_out: str | None) -> None:
+def _claim_lines(report: dict[str, Any]) -> dict[tuple[str, int], int]:
+    """Each citation's line in its document, found once for every CI format asked for (it
+    reads each document's text again)."""
+    from citeledger.report.ci import claim_lines
+
+    return claim_lines(report["citations"])
+
+
+def _write_ci_reports(
+    report: dict[str, Any],
+    lines: dict[tuple[str, int], int],
+    junit_out: str | None,
+    sarif_out: str | None,
+) -> None:
     """``--junit FILE`` and ``--sarif FILE``, each written atomically."""
     if not junit_out and not sarif_out:
         return
     from citeledger.atomic import atomic_write
-    from citeledger.report.ci import claim_lines, junit_xml, sarif_log
+    from citeledger.report.ci import junit_xml, sarif_log
 
-    lines = claim_lines(report["citations"])
     if junit_out:
         atomic_write(Path(junit_out), junit_xml(report, lines).encode("utf-8"))
     if sarif_out:
