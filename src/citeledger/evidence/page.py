@@ -81,6 +81,14 @@ def stylesheet() -> str:
 # --- names ------------------------------------------------------------------------------------
 
 
+def page_slug(key: str) -> str:
+    """A citation key as the first part of its pages' names (see ``evidence_page_name``)."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-.")[:60] or "key"
+    if slug != key:
+        slug += "-" + sha256_hex(key)[:6]
+    return slug
+
+
 def evidence_page_name(receipt: Receipt, key: str | None = None) -> str:
     """A stable file name for the page of one receipt.
 
@@ -89,12 +97,7 @@ def evidence_page_name(receipt: Receipt, key: str | None = None) -> str:
     page, and rebuilding the document writes the same names. Safe on case-insensitive file
     systems: a key that does not survive as a lower-case slug gets a digest of its own.
     """
-    parts: list[str] = []
-    if key:
-        slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-.")[:60] or "key"
-        if slug != key:
-            slug += "-" + sha256_hex(key)[:6]
-        parts.append(slug)
+    parts: list[str] = [page_slug(key)] if key else []
     stamp = re.sub(r"[^0-9A-Za-z]", "", receipt.retrieved_at)[:20] or "undated"
     parts.append(stamp)
     parts.append((receipt.body_sha256 or "nobody")[:12])
