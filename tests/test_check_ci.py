@@ -143,3 +143,35 @@ def test_pre_commit_hook_runs_check_on_markdown(project: Path) -> None:  # noqa:
     proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, check=False)
     assert proc.returncode == 1, proc.stderr  # the breakdowns fail the commit
     assert "1 of 4 citations checked" in proc.stdout
+
+
+def test_every_format_at_once_reads_each_documents_lines_once(
+    project: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GitHub annotations, JUnit and SARIF in one run place each claim on the same line,
+    found by one pass over the documents' text (not one pass per format)."""
+    from citeledger.report import ci
+
+    passes: list[int] = []
+    real = ci.claim_lines
+
+    def counted(citations: object) -> dict[tuple[str, int], int]:
+        passes.append(1)
+        return real(citations)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ci, "claim_lines", counted)
+    junit, sarif = project / "junit.xml", project / "check.sarif"
+    doc = str(project / "chapter.md")
+    capsys.readouterr()
+    args = ["check", doc, "--format", "github", "--junit", str(junit), "--sarif", str(sarif)]
+    assert main(args) == 1
+    assert passes == [1]
+    annotated = [c for c in capsys.readouterr().out.splitlines() if c.startswith("::")]
+    assert sorted(c.split("line=", 1)[1].split(",", 1)[0] for c in annotated) == ["6", "7", "8"]
+    cases = ET.parse(junit).getroot().findall("testsuite/testcase")
+    assert [c.get("line") for c in cases] == ["5", "6", "7", "8"]
+    (run,) = json.loads(sarif.read_text(encoding="utf-8"))["runs"]
+    regions = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in run["results"]]
+    assert sorted(regions) == [6, 7, 8]
