@@ -24,7 +24,7 @@ BIN = Path(sys.executable).parent
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed"),
+    pytest.mark.tool("make"),
 ]
 
 
@@ -53,7 +53,7 @@ def _pdf_text(path: Path) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@pytest.mark.tool("pdflatex")
 def test_thesis_builds_strict_and_its_draft_shows_the_breakdowns(tmp_path: Path) -> None:
     work = _copy("thesis", tmp_path)
     built = _make(work)

@@ -27,7 +27,7 @@ from test_snapshot import _record_ids, _rewrite
 
 PAGE = "ebb-org.html"
 CHROMIUM = "/usr/bin/chromium"
-needs_browser = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="no /usr/bin/chromium")
+needs_browser = pytest.mark.tool("chromium", path=str(Path(CHROMIUM).parent))
 
 
 def _quote(body: bytes) -> str:

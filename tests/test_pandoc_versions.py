@@ -10,7 +10,6 @@ fixture judge, reads the result back, and must give the same flags and callouts.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from citeledger.build.citations import find_citations
+from conftest import missing, require_tool
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
@@ -115,7 +115,7 @@ def pandoc_2_19(tmp_path_factory: pytest.TempPathFactory) -> str:
     )
     wheels = list(folder.glob("pypandoc_binary-1.10-*.whl"))
     if proc.returncode != 0 or not wheels:
-        pytest.skip("pypandoc_binary 1.10 (pandoc 2.19) could not be fetched from the registry")
+        missing("pypandoc_binary 1.10 (pandoc 2.19) could not be fetched from the registry")
     with zipfile.ZipFile(wheels[0]) as z:
         z.extract("pypandoc/files/pandoc", folder)
     binary = folder / "pypandoc" / "files" / "pandoc"
@@ -134,9 +134,7 @@ def test_pandoc_2_19_judges_the_goldens_as_the_newest_does(pandoc_2_19: str, cas
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_debian_pandoc_judges_the_goldens_as_the_newest_does(case: str) -> None:
-    system = shutil.which("pandoc", path="/usr/bin")
-    if system is None:
-        pytest.skip("Debian's pandoc is not installed (.ci/run installs it)")
+    system = require_tool("pandoc", path="/usr/bin")  # Debian's pandoc: .ci/run installs it
     _same_where_the_readers_agree(_judged(system, case), _judged(PANDOC, case))
 
 

@@ -87,7 +87,7 @@ out.html: $(CHAPTERS)
 """
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+@pytest.mark.tool("make")
 def test_make_rebuilds_after_a_reverify_or_a_changed_capture_and_not_otherwise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
