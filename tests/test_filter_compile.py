@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from conftest import require
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
-from helpers import build_golden
+from helpers import build_golden, compile_latex
 
 pytestmark = pytest.mark.slow  # compiles LaTeX, typst and DOCX: minutes, not seconds
 
@@ -59,14 +58,7 @@ def test_latex_output_compiles(case: str, extra: tuple[str, ...], tmp_path: Path
     _standalone(case, "latex", tex, *args)
     source = tex.read_text()
     assert ("citeledger-header" in source) is not bool(extra)
-    proc = subprocess.run(
-        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", tex.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = compile_latex(str(TEX), tex)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / f"{case}.pdf").stat().st_size > 1000
 

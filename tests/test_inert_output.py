@@ -15,7 +15,6 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
-import pypdfium2
 import pytest
 
 from conftest import require
@@ -23,7 +22,7 @@ from conftest import require
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge, judgement_for
-from helpers import PANDOC, pandoc_bytes, run_main, venv_env
+from helpers import PANDOC, compile_latex, pandoc_bytes, pdf_text, run_main, venv_env
 
 from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Quote, Receipt
@@ -103,21 +102,10 @@ def test_latex_callout_with_controls_and_bidi_overrides_compiles(tmp_path: Path)
     )
     source = tex.read_text(encoding="utf-8")
     assert not any(ch in source for ch in "\x1b\x07\x00\x0b\u202e\u202c\u2066")
-    proc = subprocess.run(
-        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", tex.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = compile_latex(str(TEX), tex)
     assert proc.returncode == 0, proc.stdout[-3000:]
     # read back with PDFium (a dependency), not an optional pdftotext that let this pass unread
-    pdf = pypdfium2.PdfDocument(str(tmp_path / "out.pdf"))
-    try:
-        shown = "".join(page.get_textpage().get_text_range() for page in pdf)
-    finally:
-        pdf.close()
+    shown = pdf_text(tmp_path / "out.pdf")
     assert "x1b]0;owned" in shown and "u202e90" in shown
 
 
@@ -179,14 +167,7 @@ def test_a_ledger_title_with_controls_reaches_citeproc_and_the_audit_inert(tmp_p
     source = (tmp_path / "doc.tex").read_text(encoding="utf-8")
     assert "x1b{]}0;owned" in source
     assert not any(ch in source for ch in "\x1b\x07\u202e")
-    proc = subprocess.run(
-        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", "doc.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = compile_latex(str(TEX), tmp_path / "doc.tex")
     assert proc.returncode == 0, proc.stdout[-3000:]
 
 

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import missing, require_tool
+
+sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
+
+from helpers import compile_latex
+
 from test_filter_compile import PNG, _standalone
 
 
@@ -27,14 +33,7 @@ def test_latex_output_compiles_with_each_engine(engine: str, case: str, tmp_path
     (tmp_path / "figure.png").write_bytes(PNG)
     tex = tmp_path / f"{case}.tex"
     _standalone(case, "latex", tex, f"--pdf-engine={engine}")
-    proc = subprocess.run(
-        [binary, "-halt-on-error", "-interaction=nonstopmode", tex.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    proc = compile_latex(binary, tex, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / f"{case}.pdf").stat().st_size > 1000
 
