@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from citeledger.cli import main
+from conftest import require
 from test_check import project  # noqa: F401  (the fixture)
 
 SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
@@ -68,7 +69,7 @@ def test_junit_has_one_case_per_citation_and_fails_breakdowns(project: Path) -> 
 
 
 def test_sarif_validates_against_the_2_1_0_schema(project: Path) -> None:  # noqa: F811
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = require("jsonschema")
     out = project / "check.sarif"
     assert main(["check", str(project / "chapter.md"), "--sarif", str(out), "--quiet"]) == 1
     log = json.loads(out.read_text(encoding="utf-8"))
@@ -87,7 +88,7 @@ def test_sarif_validates_against_the_2_1_0_schema(project: Path) -> None:  # noq
 
 
 def test_sarif_without_breakdowns_is_valid_and_empty(project: Path) -> None:  # noqa: F811
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = require("jsonschema")
     doc = project / "ok.md"
     doc.write_text("The threshold rejected 41% of requests [@notes].\n", encoding="utf-8")
     out = project / "ok.sarif"
@@ -99,7 +100,7 @@ def test_sarif_without_breakdowns_is_valid_and_empty(project: Path) -> None:  # 
 
 def test_schema_rejects_a_broken_log() -> None:
     """The validation can fail: a result without a message is not SARIF."""
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = require("jsonschema")
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{}]}]}
     with pytest.raises(jsonschema.ValidationError):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from browser_util import MANUAL, URL  # the sample claims manual the browser test reads too
 from citeledger.evidence.publish import (
     INDEX_NAME,
     EvidencePageSet,
@@ -27,15 +28,7 @@ from citeledger.ledger import append_receipts, load_ledger
 from citeledger.model import CitationRef, Retrieval, State
 from citeledger.verify.receipts import receipts_for_retrieval
 
-URL = "http://127.0.0.1:9/claims-manual.html"
 OTHER_URL = "http://127.0.0.1:9/other.html"
-MANUAL = (
-    b"<html><head><title>Household Claims Handling Manual</title></head><body>"
-    b"<h1>14 Appeals</h1><p>14.2 An appeal against a declined subsidence claim must be received "
-    b"within 60 days of the date of the decision letter. Late appeals are considered only for "
-    b"good reason.</p><p>14.3 An appeal must state the claim number, the decision appealed "
-    b"against and the grounds of the appeal.</p></body></html>"
-)
 OTHER = (
     b"<html><body><p>A different page about something else entirely, at length.</p></body></html>"
 )

@@ -9,51 +9,26 @@ temporary folder (the tracked examples are never written), against local files o
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
+
+from helpers import copy_example as _copy
+from helpers import make as _make
+from helpers import pdf_text as _pdf_text
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed"),
+    pytest.mark.tool("make"),
 ]
 
 
-def _copy(name: str, tmp_path: Path) -> Path:
-    work = tmp_path / name
-    ignore = shutil.ignore_patterns("build", "public", ".citeledger")
-    shutil.copytree(REPO / "examples" / name, work, ignore=ignore)
-    return work
-
-
-def _make(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(
-        ["make", *args], cwd=work, capture_output=True, text=True, env=env, check=False
-    )
-
-
-def _pdf_text(path: Path) -> str:
-    import pypdfium2
-
-    pdf = pypdfium2.PdfDocument(str(path))
-    try:
-        text = "".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
-    finally:
-        pdf.close()
-    return " ".join(text.split())
-
-
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@pytest.mark.tool("pdflatex")
 def test_thesis_builds_strict_and_its_draft_shows_the_breakdowns(tmp_path: Path) -> None:
     work = _copy("thesis", tmp_path)
     built = _make(work)
