@@ -125,15 +125,8 @@ def pandoc_2_19(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 # pandoc 2.x has no Figure block: an implicit figure is ``Para [Image]`` whose caption is the
-# image's alt text, which the one walk (build/citations.py) does not read — so on the oldest
-# supported pandocs a citation in a figure caption is rendered with no flag and no callout.
-# A known bug, kept failing in sight: strict, so the fix turns these cases red until removed.
-FIGURE_CAPTION_BUG = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="pandoc 2.x: a figure caption's citation (Image alt) is not judged (build/citations.py)",
-)
-OLD_CASES = [pytest.param(c, marks=FIGURE_CAPTION_BUG) if c == "constructs" else c for c in CASES]
+# image's alt text (title ``fig:``) — the ``constructs`` case has a citation there.
+OLD_CASES = CASES
 
 
 @pytest.mark.slow
