@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from io import BytesIO, StringIO
@@ -299,7 +299,7 @@ def split_pandoc_args(args: Sequence[str]) -> PandocSplit:
     return split
 
 
-def _probe_format(pandoc: str, write: Sequence[str], suffix: str, env: Mapping[str, str]) -> str:
+def _probe_format(pandoc: str, write: Sequence[str], suffix: str) -> str:
     """The format name pandoc gives a filter for this output (``html`` for ``-t html5``? no:
     ``html5``; ``latex`` for a PDF), asked of pandoc with a filter that writes it down and stops
     the run before any writer (or PDF engine) starts."""
@@ -312,7 +312,7 @@ def _probe_format(pandoc: str, write: Sequence[str], suffix: str, env: Mapping[s
         cmd = [pandoc, str(folder / "empty.md"), *write, "--filter", str(probe)]
         cmd += ["-o", str(folder / f"out{suffix}")]
         try:
-            proc = subprocess.run(cmd, capture_output=True, env=dict(env), check=False)
+            proc = subprocess.run(cmd, capture_output=True, check=False)
         except OSError as exc:
             raise CiteledgerError(
                 f"cannot run pandoc ({pandoc}): {exc.strerror or exc}",
@@ -454,17 +454,17 @@ class Batch:
             "CITELEDGER_EVIDENCE_LINK": Path(link).as_posix(),
         }
 
-    def build(self, n: int, page: Page) -> PageResult:
+    def build(self, page: Page) -> PageResult:
         log = StringIO()
         name = str(page.source)
         try:
-            return self._build(n, page, log)
+            return self._build(page, log)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             log.write(visible(f"[ERROR] citeledger: {name}: {exc.strerror or exc}{where}") + "\n")
             return PageResult(page, 2, log.getvalue())
 
-    def _build(self, n: int, page: Page, log: StringIO) -> PageResult:
+    def _build(self, page: Page, log: StringIO) -> PageResult:
         name = str(page.source)
         path = name if not name.startswith("-") else f"./{name}"  # not an option to pandoc
         ast_bytes = self._pandoc(
@@ -487,8 +487,8 @@ class Batch:
         log.write(_named(err.getvalue(), name))
         if code != 0:
             return PageResult(page, 1 if code == 1 else 2, log.getvalue())
-        folder = self.tmp / str(n)
-        folder.mkdir()
+        folder = self.tmp / str(threading.get_ident())  # one a worker: pages' names may repeat
+        folder.mkdir(exist_ok=True)
         ast = folder / (page.source.stem + ".json")  # a title-less page is titled by it
         ast.write_bytes(out.getvalue())
         page.out.parent.mkdir(parents=True, exist_ok=True)
@@ -502,12 +502,13 @@ class Batch:
             os.replace(temp, page.out)
         finally:
             Path(temp).unlink(missing_ok=True)
-            shutil.rmtree(folder, ignore_errors=True)
+            ast.unlink(missing_ok=True)
         return PageResult(page, 0, log.getvalue())
 
     def _pandoc(self, args: list[str], log: StringIO, what: str) -> bytes | None:
         """One pandoc run: its stdout, or None (its failure logged) when it failed."""
-        proc = subprocess.run([self.pandoc, *args], capture_output=True, env=self.env, check=False)
+        # pandoc inherits this process's environment: passing a copy would encode it every run
+        proc = subprocess.run([self.pandoc, *args], capture_output=True, check=False)
         log.write(proc.stderr.decode(errors="replace"))
         if proc.returncode != 0:
             log.write(visible(f"[ERROR] citeledger: {what}") + "\n")
@@ -573,13 +574,12 @@ def run_build(
         )
     planned = plan_pages(pages, out_dir, base, output_extension(ext, split))
     exe = pandoc or os.environ.get("PANDOC") or shutil.which("pandoc") or "pandoc"
-    env = dict(os.environ)
-    fmt = _probe_format(exe, split.write, planned[0].out.suffix if planned else ".html", env)
-    batch = Batch(exe, split, fmt, env, evidence_pages, mode=_umask_mode())
+    fmt = _probe_format(exe, split.write, planned[0].out.suffix if planned else ".html")
+    batch = Batch(exe, split, fmt, dict(os.environ), evidence_pages, mode=_umask_mode())
     failed: list[PageResult] = []
     pool = ThreadPoolExecutor(max_workers=max(1, jobs or _cpus()))
     try:
-        for result in pool.map(batch.build, range(len(planned)), planned):
+        for result in pool.map(batch.build, planned):
             stderr.write(result.log)  # a page's lines together, in the order of the pages
             stderr.flush()
             if result.code:

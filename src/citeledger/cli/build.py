@@ -67,14 +67,18 @@ def split_argv(argv: list[str]) -> tuple[list[str], list[str]]:
 def run(args: argparse.Namespace, pandoc_args: list[str]) -> int:
     from citeledger.build.batch import run_build
 
-    return run_build(
-        args.pages,
-        pandoc_args,
-        out_dir=args.out_dir,
-        base=args.base,
-        ext=args.ext,
-        jobs=args.jobs,
-        pandoc=args.pandoc,
-        evidence_pages=args.evidence_pages,
-        stderr=sys.stderr,
-    )
+    try:
+        return run_build(
+            args.pages,
+            pandoc_args,
+            out_dir=args.out_dir,
+            base=args.base,
+            ext=args.ext,
+            jobs=args.jobs,
+            pandoc=args.pandoc,
+            evidence_pages=args.evidence_pages,
+            stderr=sys.stderr,
+        )
+    except KeyboardInterrupt:  # the pages being built are left as they were
+        print("citeledger: build interrupted; every page written is whole", file=sys.stderr)
+        return 130
