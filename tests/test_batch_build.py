@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citeledger.build.batch import HeldEvidence, split_pandoc_args
 from citeledger.build.filter import LedgerJudges, run_filter
@@ -339,6 +341,36 @@ def test_pandoc_options_go_to_the_run_that_uses_them() -> None:
     assert before.read == ["-C"] and before.write == ["-s"]
     with pytest.raises(CiteledgerError, match="ambiguous"):
         split_pandoc_args(["--list"])
+
+
+# options as a user writes them, each with where it must go: read, write, both or a filter
+_WORDS = {
+    ("-f", "markdown"): "read",
+    ("--metadata=a:1",): "read",
+    ("--bibliography", "r.bib"): "read",
+    ("-s",): "write",
+    ("--toc",): "write",
+    ("-V", "x=1"): "write",
+    ("--to=html5",): "write",
+    ("--columns=72",): "both",
+    ("--quiet",): "both",
+    ("--lua-filter", "a.lua"): "filter",
+    ("-F", "b.py"): "filter",
+    ("--citeproc",): "filter",
+}
+
+
+@given(st.lists(st.sampled_from(sorted(_WORDS)), max_size=12))
+def test_every_option_reaches_its_run_in_the_users_order(options: list[tuple[str, ...]]) -> None:
+    """Nothing is lost or reordered: each run gets its options as a subsequence of the user's,
+    and every filter (ours first by default) runs after ours, in the order given."""
+    split = split_pandoc_args([w for option in options for w in option])
+    want = {
+        run: [w for o in options if _WORDS[o] in kinds for w in o]
+        for run, kinds in (("read", ("read", "both")), ("write", ("write", "both", "filter")))
+    }
+    assert split.read == want["read"]
+    assert split.write == want["write"]
 
 
 def _doc(text: str, pandoc_path: str) -> dict[str, object]:

@@ -24,6 +24,8 @@ and --citeproc). Each page's output is its path under --base, moved to -o DIR, w
 def add_parser(sub: Any) -> None:
     b = sub.add_parser(
         "build",
+        usage="citeledger build PAGE... [-o DIR] [--base DIR] [--ext EXT] [-j N] "
+        "[--evidence-pages DIR] [--pandoc PATH] [-- PANDOC-ARGS...]",
         help="build many pages with pandoc and the filter in one process (a site)",
         description="Build each PAGE as `pandoc PAGE --filter pandoc-citeledger PANDOC-ARGS -o "
         "OUT` would, byte for byte, with the ledger and the evidence read once for all pages. "
