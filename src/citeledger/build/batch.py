@@ -309,7 +309,8 @@ def _probe_format(pandoc: str, write: Sequence[str], suffix: str) -> str:
         probe.write_text(f'#!/bin/sh\nprintf %s "$1" > "{said}"\nexit 1\n')
         probe.chmod(0o700)
         (folder / "empty.md").write_bytes(b"")
-        cmd = [pandoc, str(folder / "empty.md"), *write, "--filter", str(probe)]
+        # first of the filters: it stops the run before any of the user's runs on nothing
+        cmd = [pandoc, str(folder / "empty.md"), "--filter", str(probe), *write]
         cmd += ["-o", str(folder / f"out{suffix}")]
         try:
             proc = subprocess.run(cmd, capture_output=True, check=False)
