@@ -91,3 +91,8 @@ def test_site_builds_into_public_and_every_relative_link_resolves(tmp_path: Path
     assert "citeledger-quote-not-found" in may and "Citation audit" in may
     assert str(tmp_path) not in may
     assert "is up to date" in _make(work, "public/index.html").stdout
+    # one `citeledger build` for the pages out of date: here the one page touched
+    os.utime(work / "pages" / "guide" / "crossing.md")
+    again = _make(work)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "citeledger build pages/guide/crossing.md --base pages" in again.stdout
