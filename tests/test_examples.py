@@ -9,6 +9,7 @@ temporary folder (the tracked examples are never written), against local files o
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
