@@ -60,6 +60,7 @@ async def fetch_all(
     reqs = [r if isinstance(r, FetchRequest) else FetchRequest(r) for r in requests]
     if not reqs:
         return []
+    _remember_absent_sniffio()
     results: list[FetchOutcome | None] = [None] * len(reqs)
     courtesy = Courtesy(config)
     chosen = transport or guarded_transport(config, resolver=resolver, backend=backend)
@@ -85,6 +86,17 @@ async def fetch_all(
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     return [r for r in results if r is not None]
+
+
+def _remember_absent_sniffio() -> None:
+    """httpcore asks ``import sniffio`` four times a request; absent (anyio 4 no longer needs
+    it), each ask searched ``sys.path`` again: ~0.1 ms a request, a tenth of a bare loop's.
+    ``None`` in ``sys.modules`` makes the import fail at once, as it would after the search."""
+    import importlib.util
+    import sys
+
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
 def _local(req: FetchRequest) -> bool:
