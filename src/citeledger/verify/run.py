@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -174,6 +175,7 @@ def execute(
         ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
     ):
         writing = asyncio.Lock()
+        noted_as = os.path.abspath(ledger_path)  # once: each note would ask the cwd again
 
         def report(written: Sequence[Finished]) -> None:
             for item in written:
@@ -194,7 +196,7 @@ def execute(
                 # noted, extracted, located and stored off the event loop, which keeps fetching
                 loop = asyncio.get_running_loop()
                 digest, cap = await loop.run_in_executor(
-                    threads, noted_capture, led, ledger_path, outcome.retrieval, store, same, pool
+                    threads, noted_capture, led, noted_as, outcome.retrieval, store, same, pool
                 )
             done = []
             for source in same:
