@@ -110,3 +110,25 @@ def test_one_body_captured_twice_at_once_gives_a_capture_and_a_revisit(tmp_path:
     for c in caps.values():
         loaded = reader.load(c.stored.evidence)
         assert loaded.ok and loaded.target_uri == c.retrieval.url
+
+
+def test_an_evidence_write_the_worker_cannot_make_is_one_line_naming_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The worker's write fails (a file stands where the digest's folder goes): verify writes
+    it itself and stops with its one-line error, never a receipt blaming the source."""
+    monkeypatch.chdir(tmp_path)
+    body = TEXT.encode()
+    (tmp_path / "page.txt").write_bytes(body)
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(f"sources:\n  s:\n    file: page.txt\n    quotes:\n      - text: {QUOTE}\n")
+    before = ledger.read_bytes()
+    digest = hashlib.sha256(body).hexdigest()
+    (tmp_path / ".citeledger").mkdir()
+    (tmp_path / ".citeledger" / digest[:2]).write_text("not a folder")
+    assert main(["verify", "--yes"]) == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.strip().splitlines() if line.startswith("citeledger: error")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert f".citeledger/{digest[:2]}" in lines[0]
+    assert ledger.read_bytes() == before  # no receipt says the source could not be extracted

@@ -485,12 +485,15 @@ def history_batch(
             prev = sha256_hex(line)
             mine.append(prev)
         digests.append(mine)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:  # a full disk, a read-only store: named, so the error line says where
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
     return digests
 
 

@@ -236,7 +236,7 @@ def capture(
                 work, stored = pool.run(analyse_and_store, job)
             except ExtractError as exc:
                 work = Analysis(None, exc.message)
-            if stored is None:  # a failed worker wrote nothing; an HTML page awaits its image
+            if stored is None:  # not written: an HTML page's image, a failed write or worker
                 work = _html_snapshots(retrieval.body, retrieval.content_type, work)
                 stored = store.put_held(retrieval, work.extracted, work.snapshots, body_sha)
                 _remember(work, stored)
@@ -272,7 +272,8 @@ def analyse_and_store(
     """``analyse``, then the evidence file written (``write_evidence``), in a pool's worker.
 
     Not written when an HTML snapshot is still to be drawn (Chromium runs in verify's process,
-    never in a limited worker): ``None``, and the caller draws it and writes the file.
+    never in a limited worker), nor when the write fails: ``None``, and the caller draws the
+    image and writes the file (its failure then the run's one-line error, not the source's).
     """
     from citeledger.evidence.store import write_evidence
 
@@ -280,9 +281,12 @@ def analyse_and_store(
     work = analyse(r.body, r.content_type, r.url, r.status, quotes, max_inflated)
     if _wants_html_snapshot(work):
         return work, None
-    stored = write_evidence(
-        root, r, work.extracted, work.snapshots, body_sha, folder_sync=folder_sync
-    )
+    try:
+        stored = write_evidence(
+            root, r, work.extracted, work.snapshots, body_sha, folder_sync=folder_sync
+        )
+    except OSError:  # a full disk, a read-only store: verify's own write then says which file
+        return work, None
     _remember(work, stored)
     return work, stored
 
