@@ -219,6 +219,76 @@ def test_limit_of_one_serialises_a_host(netserver: NetServer) -> None:
     assert netserver.max_in_flight("127.0.0.1") == 1
 
 
+def test_a_slow_on_done_holds_back_fetching_so_bodies_held_stay_bounded(
+    netserver: NetServer,
+) -> None:
+    """verify's capture slower than the network: while no hand-over has returned, no more
+    bodies are fetched than the window holds (memory flat in the ledger's size); once they
+    return, every request is fetched."""
+    netserver.static("/p", b"x" * 1000)
+    started_while_held: list[int] = []
+
+    async def run() -> list[FetchOutcome]:
+        release = asyncio.Event()
+
+        async def on_done(out: FetchOutcome) -> None:
+            await release.wait()
+
+        async def watch() -> None:
+            for _ in range(200):  # until the window is full (a loaded machine is slow)...
+                if len(netserver.requests_to("/p")) >= window:
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.2)  # ...and a moment more, for any request beyond it
+            started_while_held.append(len(netserver.requests_to("/p")))
+            release.set()
+
+        watcher = asyncio.create_task(watch())
+        outs = await fetch_all(idents, config, on_done=on_done)
+        await watcher
+        return outs
+
+    config = cfg(concurrency=4, per_host_concurrency=4)
+    window = max(16, 4 * config.concurrency)
+    idents = [Identifier("url", netserver.url(f"/p?n={i}")) for i in range(100)]
+    outs = asyncio.run(run())
+    assert all(o.ok for o in outs) and len(outs) == 100
+    assert started_while_held == [window]
+    assert len(netserver.requests_to("/p")) == 100
+
+
+def test_each_host_starts_in_turn_so_one_busy_host_does_not_fill_the_window(
+    netserver: NetServer,
+) -> None:
+    """Forty requests to a host answering one at a time, then one to another host: the other
+    host's request is started at once, not after the first host's forty."""
+    other_done = threading.Event()
+
+    def slow(req: Seen) -> Reply:
+        other_done.wait(0.05)
+        return Reply(body=b"a")
+
+    netserver.route("/a", slow)
+    netserver.static("/b", b"b")
+    resolver = StubResolver({"a.test": "127.0.0.1", "b.test": "127.0.0.1"})
+    reqs = [
+        FetchRequest(Identifier("url", netserver.url(f"/a?n={i}", host="a.test")), key=f"a{i}")
+        for i in range(40)
+    ]
+    reqs.append(FetchRequest(Identifier("url", netserver.url("/b", host="b.test")), key="b"))
+    order: list[str] = []
+
+    def on_done(out: FetchOutcome) -> None:
+        order.append(out.request.key or "")
+        if out.request.key == "b":
+            other_done.set()
+
+    config = cfg(per_host_concurrency=1, concurrency=2)
+    outs = fetch_all_sync(reqs, config, on_done=on_done, resolver=resolver)
+    assert [o.request.key for o in outs] == [r.key for r in reqs]  # results keep request order
+    assert order.index("b") <= 2
+
+
 # --- incremental results ----------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ process. This module never touches the network.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import gzip
 import hashlib
@@ -28,7 +29,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -160,189 +161,231 @@ class EvidenceStore:
         if self.root in folders:
             fsync_dir(self.root)
 
-    def _first_path(self, digest: str) -> Path:
-        return self.root / digest[:2] / f"{digest}.warc.gz"
-
     def put(
         self, retrieval: Retrieval, extracted: Extracted | None, snapshots: Sequence[Any] = ()
     ) -> StoredEvidence:
         body_sha = sha256_hex(retrieval.body)
-        with self._guard:
-            lock = self._writing.setdefault(body_sha, threading.Lock())
-        # Two sources with the same body in one batch: without this both saw no first capture,
-        # both wrote it, and the later rename left the other's receipt naming a record made for
-        # another address (judged tampered). The second now waits and writes a revisit.
-        with lock:
-            return self._put(retrieval, extracted, snapshots, body_sha)
+        with self.holding(body_sha):
+            return self.put_held(retrieval, extracted, snapshots, body_sha)
 
-    def _put(
+    def put_held(
         self,
         retrieval: Retrieval,
         extracted: Extracted | None,
         snapshots: Sequence[Any],
         body_sha: str,
     ) -> StoredEvidence:
-        first = self._first_path(body_sha)
-        first.parent.mkdir(parents=True, exist_ok=True)
-        revisit = first.exists()
-        if revisit:
-            stamp = retrieval.retrieved_at.replace(":", "").replace("-", "")
-            target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
-        else:
-            target = first
-        buf = io.BytesIO()
-        writer = _warc_writer(buf)
-        main_id = self._write_records(writer, retrieval, extracted, body_sha, revisit, target.name)
-        shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
-        atomic_write(target, buf.getvalue(), folder_sync=not self._batched)
+        """``put`` for a caller already ``holding`` the body's digest."""
+        stored = write_evidence(
+            self.root, retrieval, extracted, snapshots, body_sha, folder_sync=self.folder_sync
+        )
+        self.adopt(stored)
+        return stored
+
+    @property
+    def folder_sync(self) -> bool:
+        """Whether each write fsyncs its folder itself (else ``sync_folders`` does, per batch)."""
+        return not self._batched
+
+    @contextlib.contextmanager
+    def holding(self, body_sha: str) -> Iterator[None]:
+        """One write at a time per body digest, in this process or in a worker it waits for.
+
+        Two sources with the same body in one batch: without this both saw no first capture,
+        both wrote it, and the later rename left the other's receipt naming a record made for
+        another address (judged tampered). The second now waits and writes a revisit.
+        """
+        with self._guard:
+            lock = self._writing.setdefault(body_sha, threading.Lock())
+        with lock:
+            yield
+
+    def adopt(self, stored: StoredEvidence) -> None:
+        """A file written under this store (here or by a worker, ``write_evidence``): its folder
+        is fsynced by the next ``sync_folders``."""
         if self._batched:
+            target = self.root / stored.evidence
             with self._guard:
                 self._unsynced.update((target.parent, self.root))
-        text_sha = sha256_hex(extracted.text) if extracted is not None else None
-        return StoredEvidence(
-            evidence=target.relative_to(self.root).as_posix(),
-            body_sha256=body_sha,
-            text_sha256=text_sha,
-            file_sha256=sha256_hex(buf.getvalue()),
-            snapshots=shots,
+
+
+def write_evidence(
+    root: Path,
+    retrieval: Retrieval,
+    extracted: Extracted | None,
+    snapshots: Sequence[Any],
+    body_sha: str,
+    *,
+    folder_sync: bool,
+) -> StoredEvidence:
+    """Serialise one retrieval's WARC file and write it atomically (its data fsynced).
+
+    Pure of process state, so a verify worker runs it beside extraction, off the event loop's
+    process (the caller holds ``EvidenceStore.holding`` for the digest meanwhile). Without
+    ``folder_sync`` the rename is made durable by the store's ``sync_folders``.
+    """
+    first = _first_path(root, body_sha)
+    first.parent.mkdir(parents=True, exist_ok=True)
+    revisit = first.exists()
+    if revisit:
+        stamp = retrieval.retrieved_at.replace(":", "").replace("-", "")
+        target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
+    else:
+        target = first
+    buf = io.BytesIO()
+    writer = _warc_writer(buf)
+    main_id = _write_records(writer, retrieval, extracted, body_sha, revisit, target.name, first)
+    shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
+    data = buf.getvalue()
+    atomic_write(target, data, folder_sync=folder_sync)
+    return StoredEvidence(
+        evidence=target.relative_to(root).as_posix(),
+        body_sha256=body_sha,
+        text_sha256=sha256_hex(extracted.text) if extracted is not None else None,
+        file_sha256=sha256_hex(data),
+        snapshots=shots,
+    )
+
+
+def _first_path(root: Path, digest: str) -> Path:
+    return root / digest[:2] / f"{digest}.warc.gz"
+
+
+def _write_records(
+    writer: Any,
+    r: Retrieval,
+    extracted: Extracted | None,
+    body_sha: str,
+    revisit: bool,
+    filename: str,
+    first: Path,
+) -> str:
+    """Write the retrieval's records; the WARC-Record-ID of its capture record."""
+    date = r.retrieved_at
+    # A local file is recorded under the name the ledger gives it, not the machine's path.
+    uri = r.recorded_uri
+    info = {
+        "software": f"citeledger/{__version__} (warcio)",
+        "format": "WARC File Format 1.1",
+        "citeledger-identifier": str(r.identifier),
+        "citeledger-note": (
+            f"the writer's local copy of {r.identifier} ({r.local_copy}): no HTTP exchange "
+            "happened; recorded as a resource"
+            if r.local_copy is not None
+            else "file source: no HTTP exchange happened; recorded as a resource"
+            if r.reconstructed
+            else "payload is the decoded entity body; Content-Encoding removed by citeledger"
+        ),
+    }
+    from warcio.statusandheaders import StatusAndHeaders
+
+    writer.write_record(writer.create_warcinfo_record(filename, info))
+    common = {
+        "WARC-Date": date,
+        "WARC-Citeledger-Body-SHA256": body_sha,
+        # The facts a reader is shown, recorded where the judgement reads them back.
+        "WARC-Citeledger-Requested-URI": r.recorded_uri if r.reconstructed else r.requested_url,
+        "WARC-Citeledger-Redirects": json.dumps(list(r.redirects)),
+        "WARC-Citeledger-Status": str(r.status),
+        "WARC-Citeledger-Content-Type": r.content_type or "",
+    }
+    main_id: str
+    if r.reconstructed:
+        rec = writer.create_warc_record(
+            uri,
+            "resource",
+            payload=io.BytesIO(r.body),
+            length=len(r.body),
+            warc_content_type=r.content_type or "application/octet-stream",
+            warc_headers_dict=common,
         )
-
-    def _write_records(
-        self,
-        writer: Any,
-        r: Retrieval,
-        extracted: Extracted | None,
-        body_sha: str,
-        revisit: bool,
-        filename: str,
-    ) -> str:
-        """Write the retrieval's records; the WARC-Record-ID of its capture record."""
-        date = r.retrieved_at
-        # A local file is recorded under the name the ledger gives it, not the machine's path.
-        uri = r.recorded_uri
-        info = {
-            "software": f"citeledger/{__version__} (warcio)",
-            "format": "WARC File Format 1.1",
-            "citeledger-identifier": str(r.identifier),
-            "citeledger-note": (
-                f"the writer's local copy of {r.identifier} ({r.local_copy}): no HTTP exchange "
-                "happened; recorded as a resource"
-                if r.local_copy is not None
-                else "file source: no HTTP exchange happened; recorded as a resource"
-                if r.reconstructed
-                else "payload is the decoded entity body; Content-Encoding removed by citeledger"
-            ),
-        }
-        from warcio.statusandheaders import StatusAndHeaders
-
-        writer.write_record(writer.create_warcinfo_record(filename, info))
-        common = {
-            "WARC-Date": date,
-            "WARC-Citeledger-Body-SHA256": body_sha,
-            # The facts a reader is shown, recorded where the judgement reads them back.
-            "WARC-Citeledger-Requested-URI": r.recorded_uri if r.reconstructed else r.requested_url,
-            "WARC-Citeledger-Redirects": json.dumps(list(r.redirects)),
-            "WARC-Citeledger-Status": str(r.status),
-            "WARC-Citeledger-Content-Type": r.content_type or "",
-        }
-        main_id: str
-        if r.reconstructed:
-            rec = writer.create_warc_record(
-                uri,
-                "resource",
-                payload=io.BytesIO(r.body),
-                length=len(r.body),
-                warc_content_type=r.content_type or "application/octet-stream",
-                warc_headers_dict=common,
+    else:
+        req_headers = StatusAndHeaders(
+            f"GET {_request_target(r.url)} {r.protocol}",
+            list(r.request_headers),
+            is_http_request=True,
+        )
+        req = writer.create_warc_record(
+            r.url, "request", http_headers=req_headers, warc_headers_dict={"WARC-Date": date}
+        )
+        writer.write_record(req)
+        headers = [(k, v) for k, v in r.response_headers if k.lower() not in _DROPPED_HEADERS]
+        headers.append(("Content-Length", str(len(r.body))))
+        status = StatusAndHeaders(f"{r.status} {_reason(r.status)}", headers, r.protocol)
+        if revisit:
+            rec = writer.create_revisit_record(
+                r.url,
+                digest=f"sha256:{body_sha}",
+                refers_to_uri=r.url,
+                refers_to_date=date,
+                http_headers=status,
+                warc_headers_dict={**common, "WARC-Citeledger-Refers-To-File": first.name},
             )
         else:
-            req_headers = StatusAndHeaders(
-                f"GET {_request_target(r.url)} {r.protocol}",
-                list(r.request_headers),
-                is_http_request=True,
+            rec = writer.create_warc_record(
+                r.url,
+                "response",
+                payload=io.BytesIO(r.body),
+                length=len(r.body),
+                http_headers=status,
+                warc_headers_dict=common,
             )
-            req = writer.create_warc_record(
-                r.url, "request", http_headers=req_headers, warc_headers_dict={"WARC-Date": date}
+    writer.write_record(rec)
+    main_id = rec.rec_headers.get_header("WARC-Record-ID")
+    if r.metadata:
+        # The registry's own answer, so the judgement derives a retraction or a different
+        # work from what the registry said, not from a receipt line that can be deleted.
+        answer = json.dumps(dict(r.metadata), ensure_ascii=False, sort_keys=True).encode()
+        writer.write_record(
+            writer.create_warc_record(
+                str(r.identifier),
+                "metadata",
+                payload=io.BytesIO(answer),
+                length=len(answer),
+                warc_content_type=REGISTRY_TYPE,
+                warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
             )
-            writer.write_record(req)
-            headers = [(k, v) for k, v in r.response_headers if k.lower() not in _DROPPED_HEADERS]
-            headers.append(("Content-Length", str(len(r.body))))
-            status = StatusAndHeaders(f"{r.status} {_reason(r.status)}", headers, r.protocol)
-            if revisit:
-                first = self._first_path(body_sha)
-                rec = writer.create_revisit_record(
-                    r.url,
-                    digest=f"sha256:{body_sha}",
-                    refers_to_uri=r.url,
-                    refers_to_date=date,
-                    http_headers=status,
-                    warc_headers_dict={**common, "WARC-Citeledger-Refers-To-File": first.name},
-                )
-            else:
-                rec = writer.create_warc_record(
-                    r.url,
-                    "response",
-                    payload=io.BytesIO(r.body),
-                    length=len(r.body),
-                    http_headers=status,
-                    warc_headers_dict=common,
-                )
-        writer.write_record(rec)
-        main_id = rec.rec_headers.get_header("WARC-Record-ID")
-        if r.metadata:
-            # The registry's own answer, so the judgement derives a retraction or a different
-            # work from what the registry said, not from a receipt line that can be deleted.
-            answer = json.dumps(dict(r.metadata), ensure_ascii=False, sort_keys=True).encode()
-            writer.write_record(
-                writer.create_warc_record(
-                    str(r.identifier),
-                    "metadata",
-                    payload=io.BytesIO(answer),
-                    length=len(answer),
-                    warc_content_type=REGISTRY_TYPE,
-                    warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
-                )
-            )
-        if extracted is None:
-            return main_id
-        text = extracted.text.encode("utf-8")
-        made_by = f"{extracted.extractor} {extracted.extractor_version}"
-        conv = writer.create_warc_record(
-            uri,
-            "conversion",
-            payload=io.BytesIO(text),
-            length=len(text),
-            warc_content_type="text/plain; charset=utf-8",
-            warc_headers_dict={
-                "WARC-Date": date,
-                "WARC-Refers-To": main_id,
-                # What the text is derived from and by what: the judgement re-derives it.
-                "WARC-Citeledger-Body-SHA256": body_sha,
-                "WARC-Citeledger-Extractor": made_by,
-            },
         )
-        writer.write_record(conv)
-        meta = json.dumps(
-            {
-                "extractor": f"{extracted.extractor} {extracted.extractor_version}",
-                "kind": extracted.kind,
-                "page_starts": list(extracted.page_starts),
-                "title": extracted.title,
-                "last_revised": extracted.last_revised,
-                "text_sha256": sha256_hex(extracted.text),
-            },
-            ensure_ascii=False,
-        ).encode("utf-8")
-        mrec = writer.create_warc_record(
-            uri,
-            "metadata",
-            payload=io.BytesIO(meta),
-            length=len(meta),
-            warc_content_type="application/json",
-            warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
-        )
-        writer.write_record(mrec)
+    if extracted is None:
         return main_id
+    text = extracted.text.encode("utf-8")
+    made_by = f"{extracted.extractor} {extracted.extractor_version}"
+    conv = writer.create_warc_record(
+        uri,
+        "conversion",
+        payload=io.BytesIO(text),
+        length=len(text),
+        warc_content_type="text/plain; charset=utf-8",
+        warc_headers_dict={
+            "WARC-Date": date,
+            "WARC-Refers-To": main_id,
+            # What the text is derived from and by what: the judgement re-derives it.
+            "WARC-Citeledger-Body-SHA256": body_sha,
+            "WARC-Citeledger-Extractor": made_by,
+        },
+    )
+    writer.write_record(conv)
+    meta = json.dumps(
+        {
+            "extractor": f"{extracted.extractor} {extracted.extractor_version}",
+            "kind": extracted.kind,
+            "page_starts": list(extracted.page_starts),
+            "title": extracted.title,
+            "last_revised": extracted.last_revised,
+            "text_sha256": sha256_hex(extracted.text),
+        },
+        ensure_ascii=False,
+    ).encode("utf-8")
+    mrec = writer.create_warc_record(
+        uri,
+        "metadata",
+        payload=io.BytesIO(meta),
+        length=len(meta),
+        warc_content_type="application/json",
+        warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
+    )
+    writer.write_record(mrec)
+    return main_id
 
 
 SNAPSHOT_OF = "WARC-Citeledger-Snapshot-Of"
@@ -442,12 +485,15 @@ def history_batch(
             prev = sha256_hex(line)
             mine.append(prev)
         digests.append(mine)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:  # a full disk, a read-only store: named, so the error line says where
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
     return digests
 
 

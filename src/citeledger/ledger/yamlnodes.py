@@ -737,7 +737,8 @@ def _flat(data: Any) -> bool:
 
 
 def _plain_text(text: Any) -> bool:
-    return isinstance(text, str) and text.isprintable() and all(ord(c) < 0xFFFF for c in text)
+    # max() compares in C: a character-by-character generator cost seconds a 2,000-source run
+    return isinstance(text, str) and text.isprintable() and (not text or max(text) < "\uffff")
 
 
 def _list_of_flat(data: Any) -> bool:

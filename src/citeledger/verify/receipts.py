@@ -117,13 +117,7 @@ def _snapshots(
     body: bytes, extracted: Extracted | None, located: Any
 ) -> tuple[tuple[Any, ...], str | None]:
     """One image per distinct span found, from the stored body only (``evidence.snapshot``)."""
-    spans = sorted(
-        {
-            (r.char_start, r.char_end)
-            for r in located
-            if r.found and r.char_start is not None and r.char_end is not None
-        }
-    )
+    spans = _found_spans(located)
     if extracted is None or not spans:
         return (), None
     from citeledger.evidence import snapshot
@@ -144,21 +138,32 @@ def _snapshots(
     return tuple(made), note
 
 
+def _found_spans(located: Any) -> list[tuple[int, int]]:
+    """The distinct spans of the quotes found, in order."""
+    return sorted(
+        {
+            (r.char_start, r.char_end)
+            for r in located
+            if r.found and r.char_start is not None and r.char_end is not None
+        }
+    )
+
+
+def _wants_html_snapshot(work: Analysis) -> bool:
+    """A web page with a quote found in it: its image is drawn (or its absence said)."""
+    extracted = work.extracted
+    if extracted is None or extracted.kind != "html" or work.reason is not None:
+        return False
+    return bool(_found_spans(work.located.values()))
+
+
 def _html_snapshots(body: bytes, content_type: str | None, work: Analysis) -> Analysis:
     """The web page's snapshots, drawn here and not in the limited worker (Chromium is a
     process tree of its own); an absent or failing browser costs the image, never the check."""
     extracted = work.extracted
-    if extracted is None or extracted.kind != "html" or work.reason is not None:
+    if extracted is None or not _wants_html_snapshot(work):
         return work
-    spans = sorted(
-        {
-            (r.char_start, r.char_end)
-            for r in work.located.values()
-            if r.found and r.char_start is not None and r.char_end is not None
-        }
-    )
-    if not spans:
-        return work
+    spans = _found_spans(work.located.values())
     from dataclasses import replace
 
     from citeledger.evidence import htmlshot, snapshot
@@ -210,36 +215,90 @@ def capture(
 
     With ``limits`` (``bounded.Limits``) extraction and locating run in a worker process under
     them, and a source over a limit has no text of the work, the limit named as the reason;
-    with ``pool`` (``bounded.WorkerPool``, whose limits then apply) in one of its workers.
+    with ``pool`` (``bounded.WorkerPool``, whose limits then apply) in one of its workers, which
+    also writes the evidence file (its WARC serialising is CPU the event loop's process would
+    otherwise share under one interpreter lock) unless an HTML snapshot is still to be drawn.
     """
     from citeledger.locate.locator import prepare
 
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
     quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
+    stored: StoredEvidence | None = None
     if limits is None and pool is None:
         work = analyse(*args, quotes)
         prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
+    elif pool is not None:
+        body_sha = sha256_hex(retrieval.body)
+        with store.holding(body_sha):  # the worker's write is this digest's one write
+            try:
+                inflated = pool.limits.max_inflated_bytes
+                job = (retrieval, quotes, inflated, store.root, body_sha, store.folder_sync)
+                work, stored = pool.run(analyse_and_store, job)
+            except ExtractError as exc:
+                work = Analysis(None, exc.message)
+            if stored is None:  # not written: an HTML page's image, a failed write or worker
+                work = _html_snapshots(retrieval.body, retrieval.content_type, work)
+                stored = store.put_held(retrieval, work.extracted, work.snapshots, body_sha)
+                _remember(work, stored)
+            else:
+                store.adopt(stored)
+        prepared = None
     else:
         from citeledger.verify.bounded import run_bounded
 
-        limits = pool.limits if pool is not None else limits
-        assert limits is not None
         task = (*args, quotes, limits.max_inflated_bytes)
         try:
-            work = pool.run(analyse, task) if pool else run_bounded(analyse, task, limits)
+            work = run_bounded(analyse, task, limits)
         except ExtractError as exc:
             work = Analysis(None, exc.message)
         prepared = None
-    work = _html_snapshots(retrieval.body, retrieval.content_type, work)
-    stored = store.put(retrieval, work.extracted, work.snapshots)
+    if stored is None:
+        work = _html_snapshots(retrieval.body, retrieval.content_type, work)
+        stored = store.put(retrieval, work.extracted, work.snapshots)
+        _remember(work, stored)
+    return Capture(
+        retrieval, stored, work.extracted, prepared, work.reason, work.located, work.snapshot_note
+    )
+
+
+def analyse_and_store(
+    retrieval: Retrieval,
+    quotes: Sequence[tuple[str, int | None]],
+    max_inflated: int | None,
+    root: Any,
+    body_sha: str,
+    folder_sync: bool,
+) -> tuple[Analysis, StoredEvidence | None]:
+    """``analyse``, then the evidence file written (``write_evidence``), in a pool's worker.
+
+    Not written when an HTML snapshot is still to be drawn (Chromium runs in verify's process,
+    never in a limited worker), nor when the write fails: ``None``, and the caller draws the
+    image and writes the file (its failure then the run's one-line error, not the source's).
+    """
+    from citeledger.evidence.store import write_evidence
+
+    r = retrieval
+    work = analyse(r.body, r.content_type, r.url, r.status, quotes, max_inflated)
+    if _wants_html_snapshot(work):
+        return work, None
+    try:
+        stored = write_evidence(
+            root, r, work.extracted, work.snapshots, body_sha, folder_sync=folder_sync
+        )
+    except OSError:  # a full disk, a read-only store: verify's own write then says which file
+        return work, None
+    _remember(work, stored)
+    return work, stored
+
+
+def _remember(work: Analysis, stored: StoredEvidence) -> None:
+    """The derivation this process just made (``evidence.derivation``): a build then trusts the
+    stored text without running the extractor again."""
     if work.extracted is not None and stored.text_sha256 is not None:
         from citeledger.evidence.derivation import remember
 
         made_by = f"{work.extracted.extractor} {work.extracted.extractor_version}"
         remember(stored.body_sha256, made_by, stored.text_sha256)
-    return Capture(
-        retrieval, stored, work.extracted, prepared, work.reason, work.located, work.snapshot_note
-    )
 
 
 def receipts_for_retrieval(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -174,6 +175,7 @@ def execute(
         ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
     ):
         writing = asyncio.Lock()
+        noted_as = os.path.abspath(ledger_path)  # once: each note would ask the cwd again
 
         def report(written: Sequence[Finished]) -> None:
             for item in written:
@@ -190,12 +192,11 @@ def execute(
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
             cap, digest = None, None
             same = groups[outcome.request.key]
-            if outcome.retrieval is not None:  # noted first: a kill before the receipts is undone
-                digest = leftovers.note(Path(led.evidence_dir), ledger_path, outcome.retrieval.body)
-                # extracted and located in a limited worker, off the event loop
+            if outcome.retrieval is not None:
+                # noted, extracted, located and stored off the event loop, which keeps fetching
                 loop = asyncio.get_running_loop()
-                cap = await loop.run_in_executor(
-                    threads, capture, outcome.retrieval, store, same, None, pool
+                digest, cap = await loop.run_in_executor(
+                    threads, noted_capture, led, noted_as, outcome.retrieval, store, same, pool
                 )
             done = []
             for source in same:
@@ -231,6 +232,20 @@ def execute(
                 _record_head(ledger_path, batch.head)
     out.write(visible(tally.render(verb)) + "\n")
     return 0
+
+
+def noted_capture(
+    led: Ledger,
+    ledger_path: str,
+    retrieval: Any,
+    store: EvidenceStore,
+    sources: Sequence[Source],
+    pool: WorkerPool,
+) -> tuple[str, Capture]:
+    """The body's leftovers note, then its capture: noted first, so a run killed before the
+    receipts are written has its evidence removed by the next (``evidence.leftovers``)."""
+    digest = leftovers.note(Path(led.evidence_dir), ledger_path, retrieval.body)
+    return digest, capture(retrieval, store, sources, None, pool)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,134 @@
+"""The evidence file written by the extraction worker (not verify's own process): whole, named
+by its body's digest, its bytes the digest the receipt holds, and fsynced with its folder
+before the receipts that name it.
+
+verify over a loopback HTTP server (real CLI) and the capture step with a real worker pool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import pytest
+
+import netserver as ns
+from citeledger.cli import main
+from citeledger.evidence import store as store_mod
+from citeledger.evidence.store import EvidenceReader, EvidenceStore
+from citeledger.judge import Judge
+from citeledger.ledger import load_ledger
+from citeledger.model import CitationRef, Identifier, Quote, Retrieval, Source, State
+from citeledger.verify.bounded import Limits, WorkerPool
+from citeledger.verify.receipts import capture
+
+pytestmark = pytest.mark.usefixtures("loopback_only")
+
+TEXT = "Page one. The passage that is quoted stands here. " + " ".join(
+    f"filler{i}" for i in range(400)
+)
+QUOTE = "The passage that is quoted stands here."
+
+
+def test_url_sources_verified_by_the_worker_are_checked_from_their_own_evidence(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    lines = ["sources:"]
+    for i in range(6):
+        netserver.static(f"/p{i}.txt", f"{TEXT} {i}".encode(), content_type="text/plain")
+        lines += [f"  s{i}:", f"    url: {netserver.url(f'/p{i}.txt')}", "    quotes:"]
+        lines += [f"      - text: {QUOTE}"]
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text("\n".join(lines) + "\n", "utf-8")
+    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+    led = load_ledger(ledger)
+    judge = Judge(led)
+    for key, source in led.sources.items():
+        assert judge.judge(CitationRef(key)).state is State.CHECKED
+        receipt = source.quotes[0].latest
+        assert receipt is not None and receipt.evidence is not None
+        data = (Path(led.evidence_dir) / receipt.evidence).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == receipt.evidence_sha256
+        assert receipt.evidence.endswith(f"{receipt.body_sha256}.warc.gz")
+
+
+def _retrieval(url: str, body: bytes) -> Retrieval:
+    return Retrieval(
+        identifier=Identifier("url", url),
+        requested_url=url,
+        url=url,
+        status=200,
+        content_type="text/plain; charset=utf-8",
+        body=body,
+        retrieved_at="2026-12-02T04:00:00Z",
+    )
+
+
+def test_a_worker_written_file_is_fsynced_with_its_folder_by_the_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[Path] = []
+    monkeypatch.setattr(store_mod, "fsync_dir", lambda folder: synced.append(Path(folder)))
+    store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
+    source = Source(
+        key="s", identifier=Identifier("url", "http://127.0.0.1/p"), quotes=(Quote(QUOTE),)
+    )
+    with WorkerPool(Limits(), size=1) as pool:
+        cap = capture(_retrieval("http://127.0.0.1/p", TEXT.encode()), store, [source], None, pool)
+    written = store.root / cap.stored.evidence
+    assert written.is_file()
+    assert synced == []  # not yet: the batch's sync_folders does it, before any receipt
+    store.sync_folders()
+    assert set(synced) == {written.parent, store.root}
+    loaded = EvidenceReader(store.root).load(cap.stored.evidence)
+    assert loaded.ok and loaded.text is not None and QUOTE in loaded.text
+    assert loaded.file_sha256 == cap.stored.file_sha256
+
+
+def test_one_body_captured_twice_at_once_gives_a_capture_and_a_revisit(tmp_path: Path) -> None:
+    """Two sources with one body, in two threads and two workers: one writes the capture,
+    the other waits for it and writes a revisit (never two captures, one renamed over the
+    other)."""
+    store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
+    caps = {}
+    with WorkerPool(Limits(), size=2) as pool:
+
+        def one(name: str) -> None:
+            url = f"http://127.0.0.1/{name}"
+            src = Source(key=name, identifier=Identifier("url", url), quotes=(Quote(QUOTE),))
+            caps[name] = capture(_retrieval(url, TEXT.encode()), store, [src], None, pool)
+
+        threads = [threading.Thread(target=one, args=(n,)) for n in ("a", "b")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    names = sorted(Path(c.stored.evidence).name for c in caps.values())
+    assert len(set(names)) == 2 and sum("~" in n for n in names) == 1
+    reader = EvidenceReader(store.root)
+    for c in caps.values():
+        loaded = reader.load(c.stored.evidence)
+        assert loaded.ok and loaded.target_uri == c.retrieval.url
+
+
+def test_an_evidence_write_the_worker_cannot_make_is_one_line_naming_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The worker's write fails (a file stands where the digest's folder goes): verify writes
+    it itself and stops with its one-line error, never a receipt blaming the source."""
+    monkeypatch.chdir(tmp_path)
+    body = TEXT.encode()
+    (tmp_path / "page.txt").write_bytes(body)
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(f"sources:\n  s:\n    file: page.txt\n    quotes:\n      - text: {QUOTE}\n")
+    before = ledger.read_bytes()
+    digest = hashlib.sha256(body).hexdigest()
+    (tmp_path / ".citeledger").mkdir()
+    (tmp_path / ".citeledger" / digest[:2]).write_text("not a folder")
+    assert main(["verify", "--yes"]) == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.strip().splitlines() if line.startswith("citeledger: error")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert f".citeledger/{digest[:2]}" in lines[0]
+    assert ledger.read_bytes() == before  # no receipt says the source could not be extracted
