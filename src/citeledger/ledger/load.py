@@ -25,6 +25,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from citeledger.confine import RealPaths
 from citeledger.errors import LedgerError
 from citeledger.inputs import file_kind
 from citeledger.ledger.csl import (
@@ -259,6 +260,8 @@ class _Ctx:
     file: str
     root: str
     allow_outside: bool
+    # a thesis's 500 file sources share a folder or two: each resolved once per load
+    realpath: RealPaths = dataclasses.field(default_factory=RealPaths, compare=False, repr=False)
 
     def error(self, message: str, node: Node | None, fix: str) -> LedgerError:
         return LedgerError(message, file=self.file, line=line_of(node) if node else None, fix=fix)
@@ -739,8 +742,8 @@ def _file_path(raw: str, node: Node, ctx: _Ctx, key: str, *, label: str = "file"
         raise ctx.error(f"the {label} of source '{key}' is an absolute path ({value})", node, fix)
     root = os.path.normpath(ctx.root)
     target = os.path.normpath(os.path.join(root, value))
-    real_root = os.path.realpath(root)
-    if not _inside(target, root) or not _inside(os.path.realpath(target), real_root):
+    real_root = ctx.realpath(root)
+    if not _inside(target, root) or not _inside(ctx.realpath(target), real_root):
         raise ctx.error(
             f"the {label} of source '{key}' ({value}) is outside the ledger's folder", node, fix
         )
