@@ -207,7 +207,19 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
             "head": ledger.history_head,
         }
         outline.remember(data, top, spans)
+        assert isinstance(ledger.sources, _LazySources)
+        ledger.sources.hold_text(text, spans)
     return ledger
+
+
+def source_text(sources: Mapping[str, Source], key: str) -> str | None:
+    """The exact text of source ``key`` in its ledger — its lines, comments and all — which
+    with the ledger's folder and ``allow_files_outside`` is everything its ``Source`` is made
+    from. None when it has no text of its own: an eagerly loaded ledger, or one whose sources
+    share a node (an alias) or are written inline."""
+    if isinstance(sources, (_SlicedSources, _LazySources)):
+        return sources.text_of(key)
+    return None
 
 
 @contextmanager
@@ -463,6 +475,10 @@ class _SlicedSources(Mapping[str, Source]):
             self._full = _parse_nodes(self._text, self._ctx.file, self._ctx.root, True)[0].sources
         return self._full[key]
 
+    def text_of(self, key: str) -> str | None:
+        span = self._spans.get(key)
+        return None if span is None else self._text[span[0] : span[1]]
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._spans)
 
@@ -510,6 +526,17 @@ class _LazySources(Mapping[str, Source]):
         self._nodes = nodes
         self._ctx = ctx
         self._built: dict[str, Source] = {}
+        self._text = ""
+        self._spans: Mapping[str, Sequence[int]] = {}
+
+    def hold_text(self, text: str, spans: Mapping[str, Sequence[int]]) -> None:
+        """The ledger's text and each source's span in it (``_source_spans``: only when every
+        source stands alone), for :func:`source_text`."""
+        self._text, self._spans = text, spans
+
+    def text_of(self, key: str) -> str | None:
+        span = self._spans.get(key)
+        return None if span is None else self._text[span[0] : span[1]]
 
     def __getitem__(self, key: str) -> Source:
         built = self._built.get(key)
