@@ -29,7 +29,6 @@ import os
 import secrets
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -156,6 +155,8 @@ class EvidenceStore:
         leaves = [f for f in folders if f != self.root]
         # Up to 256 digest folders a batch: fsynced side by side (the disk commits them together),
         # then the root, which holds any new one.
+        from concurrent.futures import ThreadPoolExecutor  # a write's: no build pays its import
+
         with ThreadPoolExecutor(min(8, len(leaves) or 1)) as threads:
             list(threads.map(fsync_dir, leaves))
         if self.root in folders:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import difflib
 import gc
 import os
 import re
@@ -1334,6 +1333,8 @@ def _suggest(
     for candidate in candidates:  # the right words in the wrong order: journal-article
         if sorted(candidate.lower().replace("_", "-").split("-")) == words:
             return candidate
+    import difflib  # only for a misspelt field: a valid ledger never pays its import
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.75)
     return close[0] if close else None
 
