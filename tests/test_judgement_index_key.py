@@ -10,11 +10,15 @@ the index does, the build judges exactly as a build without it.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from citeledger.evidence.judgements import FOLDER, JudgementIndex
 from citeledger.judge import Judge
 from test_judgement_index import (  # the same verified four-source project
     _build,
@@ -122,3 +126,22 @@ def test_a_receipt_byte_re_judges_although_the_verdict_was_remembered(
     assert afresh == ["s2"]
     assert built == _without_index(project, monkeypatch)
     assert _states(built[0])[2] == "tampered"
+
+
+def test_an_entry_sealed_before_orjson_is_still_ours_and_a_crafted_one_is_none(
+    tmp_path: Path,
+) -> None:
+    """The seal's bytes are the standard library's sorted JSON (entries from earlier builds
+    keep their seals); a crafted value orjson cannot write is no entry, never a traceback."""
+    secret = b"k" * 32
+    reasons = ["Vérifié — “found”"]
+    body = {"state": "checked", "reasons": reasons, "files": [["ab/x.warc.gz", "d" * 64]]}
+    text = json.dumps(["key1", body], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    old_mac = hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    shard = {"key1": {**body, "mac": old_mac}, "key2": {**body, "reasons": [2**70], "mac": "0"}}
+    (tmp_path / FOLDER).mkdir()
+    (tmp_path / FOLDER / "ke.json").write_text(json.dumps(shard), "utf-8")  # key[:2]
+    index = JudgementIndex(tmp_path, secret)
+    remembered = index.get("key1")
+    assert remembered is not None and remembered.reasons == tuple(reasons)
+    assert index.get("key2") is None
