@@ -494,13 +494,13 @@ def _relined(source: Source, lines: int) -> Source:
     tests compare every ``line`` of every value with a full load's)."""
 
     def down(value: Any) -> Any:
-        return dataclasses.replace(value, line=None if value.line is None else value.line + lines)
+        return _moved(value, line=None if value.line is None else value.line + lines)
 
     def at(line: int | None) -> int | None:
         return None if line is None else line + lines
 
     quotes = tuple(
-        dataclasses.replace(
+        _moved(
             down(q),
             asserted_line=at(q.asserted_line),  # the hand-written flag's warning names it
             receipts=tuple(map(down, q.receipts)),
@@ -508,7 +508,7 @@ def _relined(source: Source, lines: int) -> Source:
         )
         for q in source.quotes
     )
-    moved: Source = dataclasses.replace(
+    moved: Source = _moved(
         down(source),
         local_copy_line=at(source.local_copy_line),
         quotes=quotes,
@@ -516,6 +516,26 @@ def _relined(source: Source, lines: int) -> Source:
         disputed=None if source.disputed is None else down(source.disputed),
     )
     return moved
+
+
+def _moved(value: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` for the values a load just made, without running ``__init__``
+    again (a fifth of the time; a thesis moves 2,500 of them): the fields copied, ``changes``
+    set. The model's dataclasses are frozen, plain and check nothing in ``__init__``."""
+    moved = object.__new__(type(value))
+    state = moved.__dict__
+    old = value.__dict__
+    cls = type(value)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    for name in names:
+        state[name] = old[name]
+    state.update(changes)
+    return moved
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 class _LazySources(Mapping[str, Source]):
