@@ -1,4 +1,5 @@
-"""The evidence reader keeps every file it reads inside the store, symbolic links followed.
+"""The evidence reader keeps every file it reads inside the store, symbolic links followed;
+a ledger's ``file:`` sources stay inside its folder.
 
 It resolves each folder once per build (a thesis reads 500 files), which must decide exactly
 as ``Path.resolve`` does for every path a receipt may name: a link out of the store, a link
@@ -11,8 +12,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeledger.evidence.store import EvidenceReader
+from citeledger.ledger.load import _inside
 
 NAMES = [
     "ab/f.warc",
@@ -64,3 +68,17 @@ def test_a_link_out_of_the_store_is_refused_and_named(tree: Path) -> None:
     assert reader.digest("linked/g") is None
     assert reader.digest("ab/in") == reader.digest("ab/f.warc") is not None
     assert "leaves the evidence store" in reader.load("ab/out").problems[0]
+
+
+PART = st.sampled_from(["a", "b", "ab", "a.b", "..a", "x y", "é"])
+ABSOLUTE = st.lists(PART, max_size=4).map(lambda ps: os.path.normpath("/" + "/".join(ps)))
+
+
+@settings(max_examples=500)
+@given(ABSOLUTE, ABSOLUTE)
+def test_a_ledger_file_is_inside_its_folder_exactly_when_commonpath_says_so(
+    path: str, folder: str
+) -> None:
+    """The ledger's confinement of ``file:`` sources (``load._inside``, a prefix test for
+    speed) decides as ``os.path.commonpath`` does: ``/ab`` is not inside ``/a``."""
+    assert _inside(path, folder) == (os.path.commonpath([path, folder]) == folder)
