@@ -140,7 +140,7 @@ def test_an_entry_sealed_before_orjson_is_still_ours_and_a_crafted_one_is_none(
     old_mac = hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
     shard = {"key1": {**body, "mac": old_mac}, "key2": {**body, "reasons": [2**70], "mac": "0"}}
     (tmp_path / FOLDER).mkdir()
-    (tmp_path / FOLDER / "ke.json").write_text(json.dumps(shard), "utf-8")  # key[:2]
+    (tmp_path / FOLDER / "k.json").write_text(json.dumps(shard), "utf-8")  # the keys' shard
     index = JudgementIndex(tmp_path, secret)
     remembered = index.get("key1")
     assert remembered is not None and remembered.reasons == tuple(reasons)
