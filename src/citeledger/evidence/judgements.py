@@ -3,12 +3,13 @@
 Judging a receipt means parsing its WARC evidence, re-deriving or recalling its text and
 running the locator again. Between two builds nothing of that changes unless the ledger or the
 evidence does, so a verdict is remembered here, in the evidence store (``judgements/``), under a
-key made of everything it was judged from except the evidence (the source and its receipts as
-the ledger holds them, the quote, the trust settings, the citeledger and locator version), with
-the sha256 of every evidence file it read. An entry is used only when the key is the same and
-every one of those files still hashes to what it recorded: hashing a file is cheap, parsing it
-is not. So an edited, missing or swapped evidence file, or any change to the ledger's source,
-re-judges from scratch on the very build that sees it.
+key made of everything it was judged from except the evidence (the source's exact text in the
+ledger, its receipts included, the quote's place in it, the trust settings, the digest of the
+judging code: ``Judge._index_key``), with the sha256 of every evidence file it read. An entry
+is used only when the key is the same and every one of those files still hashes to what it
+recorded: hashing a file is cheap, parsing it is not. So an edited, missing or swapped
+evidence file, or any change to the source's text, re-judges from scratch on the very build
+that sees it; an edit elsewhere in the ledger does not.
 
 The store is the writer's folder, often committed, so an entry could be written by anyone: each
 entry carries an HMAC under a secret kept in the user's cache (``CITELEDGER_CACHE_DIR``),
