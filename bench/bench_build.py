@@ -9,8 +9,9 @@ the same run (best of ``--repeat``; the baselines and the filter runs are interl
   panflute identity filter (wall time of the whole pandoc run);
 - page: a one-citation page against a 2,000-source ledger, the filter's CPU time (user + sys)
   above a ``cat`` filter's on the same JSON;
-- site: 300 pages of 1–5 citations each sharing the 2,000-source ledger, built one after
-  another, with the filter against ``cat``;
+- site: 300 pages of 1–5 citations each sharing the 2,000-source ledger: built one after
+  another with the filter against ``cat``, and by ``citeledger build`` (one process, pandoc
+  run per page) against the ``cat`` loop at the same concurrency (``--jobs`` 1 and 2);
 - rerun: the filter on its own output against its first run on the thesis (filter process only).
 
 The judgement index (``citeledger.evidence.judgements``) is written by the first build; the
@@ -227,9 +228,50 @@ def bench_site(folder: Path, filters: dict[str, str], repeat: int, pages: int) -
     runs = {name: (lambda f=filters[name]: all_pages(f)) for name in ("cat", "citeledger")}
     t = best(repeat, runs)
     print(f"site ({pages} pages of 1-5 citations, 2,000-source ledger), best of {repeat}:")
+    print("  a filter process per page (pandoc PAGE -t html --filter F, one page after another):")
     for name, (wall, cpu) in t.items():
         print(f"  {name:<10} {wall:.2f} s wall, {cpu:.2f} s CPU")
     print(ratio_line("ratio citeledger / cat:", t, "citeledger", "cat", "<= 1.5"))
+    for jobs in (1, 2):
+        batch = best(
+            repeat,
+            {
+                "cat": lambda j=jobs: cat_loop(folder, names, filters["cat"], j),
+                "build": lambda j=jobs: site_batch(folder, names, j),
+            },
+        )
+        print(f"  citeledger build --jobs {jobs} vs the cat loop {jobs} pages at a time (-o FILE):")
+        for name, (wall, cpu) in batch.items():
+            print(f"  {name:<10} {wall:.2f} s wall, {cpu:.2f} s CPU")
+        print(ratio_line(f"ratio build / cat, jobs={jobs}:", batch, "build", "cat", "<= 1.5"))
+
+
+def cat_loop(folder: Path, names: list[str], cat: str, jobs: int) -> Times:
+    """Every page through pandoc with the ``cat`` filter into its file, ``jobs`` at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    out = folder / "site-cat"
+    out.mkdir(exist_ok=True)
+
+    def one(name: str) -> None:
+        html = str(out / Path(name).with_suffix(".html").name)
+        timed([PANDOC, name, "-t", "html", "-o", html, "--filter", cat], folder)
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, names))
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def site_batch(folder: Path, names: list[str], jobs: int) -> Times:
+    """``citeledger build`` of every page into its file (the same pandoc arguments)."""
+    cmd = [str(BIN / "citeledger"), "build", *names, "--base", "site", "-o", "site-built"]
+    cmd += ["--jobs", str(jobs), "--pandoc", PANDOC, "--", "-t", "html"]
+    wall, cpu, _ = timed(cmd, folder)
+    return wall, cpu
 
 
 def main() -> int:

@@ -128,8 +128,9 @@ def honest(s: str, rng: random.Random) -> tuple[str, str]:
 
 def _honest_omission(w: list[str]) -> tuple[int, int] | None:
     """The widest omission inside the sentence, five words kept on each side, that the rules
-    accept (docs/editorial-marks.md: no listed word left out): an honest ellipsis."""
-    for size in range(len(w) - 10, 0, -1):
+    accept (docs/editorial-marks.md: no listed word left out, not one word alone): an honest
+    ellipsis."""
+    for size in range(len(w) - 10, 1, -1):
         for a in range(5, len(w) - 5 - size + 1):
             b = a + size
             if w[a - 1].endswith("-") or w[b - 1].endswith("-"):

@@ -60,6 +60,7 @@ from citeledger.model import (
 )
 from citeledger.report.audit import AuditRow, audit_blocks, flag_link_target, row_for
 from citeledger.verify.receipts import receipts_for_retrieval
+from conftest import require
 
 REPO = Path(__file__).resolve().parent.parent
 CSS = REPO / "templates" / "citeledger.css"
@@ -112,7 +113,7 @@ def _allowed(url: str) -> bool:
 @contextlib.contextmanager
 def browser() -> Iterator[Browser]:
     """A fresh headless Chromium (new user-data-dir) whose network is loopback only."""
-    from playwright.sync_api import sync_playwright
+    sync_playwright = require("playwright.sync_api").sync_playwright  # a test dependency
 
     with (
         tempfile.TemporaryDirectory(prefix="citeledger-chromium-") as profile,

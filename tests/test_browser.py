@@ -14,7 +14,6 @@ of the same page must fail, so the assertion is known to bite. When ``make demo`
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -31,17 +30,12 @@ from browser_util import (
     browser,
     build_grouped,
     build_sample,
-    chromium_available,
 )
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not chromium_available() and not os.environ.get("CI"),
-        reason="/usr/bin/chromium is not installed (apt-get install chromium); the reader "
-        "surface cannot be checked without a real browser",
-    ),
+    pytest.mark.tool("chromium", path="/usr/bin"),  # the reader surface needs a real browser
 ]
 
 DEMO = REPO / "examples" / "standing-case" / "out" / "chapter.html"

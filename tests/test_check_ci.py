@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from citeledger.cli import main
+from conftest import require
 from test_check import project  # noqa: F401  (the fixture)
 
 SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
@@ -68,7 +69,7 @@ def test_junit_has_one_case_per_citation_and_fails_breakdowns(project: Path) -> 
 
 
 def test_sarif_validates_against_the_2_1_0_schema(project: Path) -> None:  # noqa: F811
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = require("jsonschema")
     out = project / "check.sarif"
     assert main(["check", str(project / "chapter.md"), "--sarif", str(out), "--quiet"]) == 1
     log = json.loads(out.read_text(encoding="utf-8"))
@@ -87,7 +88,7 @@ def test_sarif_validates_against_the_2_1_0_schema(project: Path) -> None:  # noq
 
 
 def test_sarif_without_breakdowns_is_valid_and_empty(project: Path) -> None:  # noqa: F811
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = require("jsonschema")
     doc = project / "ok.md"
     doc.write_text("The threshold rejected 41% of requests [@notes].\n", encoding="utf-8")
     out = project / "ok.sarif"
@@ -99,7 +100,7 @@ def test_sarif_without_breakdowns_is_valid_and_empty(project: Path) -> None:  # 
 
 def test_schema_rejects_a_broken_log() -> None:
     """The validation can fail: a result without a message is not SARIF."""
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = require("jsonschema")
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{}]}]}
     with pytest.raises(jsonschema.ValidationError):
@@ -143,3 +144,35 @@ def test_pre_commit_hook_runs_check_on_markdown(project: Path) -> None:  # noqa:
     proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, check=False)
     assert proc.returncode == 1, proc.stderr  # the breakdowns fail the commit
     assert "1 of 4 citations checked" in proc.stdout
+
+
+def test_every_format_at_once_reads_each_documents_lines_once(
+    project: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GitHub annotations, JUnit and SARIF in one run place each claim on the same line,
+    found by one pass over the documents' text (not one pass per format)."""
+    from citeledger.report import ci
+
+    passes: list[int] = []
+    real = ci.claim_lines
+
+    def counted(citations: object) -> dict[tuple[str, int], int]:
+        passes.append(1)
+        return real(citations)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ci, "claim_lines", counted)
+    junit, sarif = project / "junit.xml", project / "check.sarif"
+    doc = str(project / "chapter.md")
+    capsys.readouterr()
+    args = ["check", doc, "--format", "github", "--junit", str(junit), "--sarif", str(sarif)]
+    assert main(args) == 1
+    assert passes == [1]
+    annotated = [c for c in capsys.readouterr().out.splitlines() if c.startswith("::")]
+    assert sorted(c.split("line=", 1)[1].split(",", 1)[0] for c in annotated) == ["6", "7", "8"]
+    cases = ET.parse(junit).getroot().findall("testsuite/testcase")
+    assert [c.get("line") for c in cases] == ["5", "6", "7", "8"]
+    (run,) = json.loads(sarif.read_text(encoding="utf-8"))["runs"]
+    regions = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in run["results"]]
+    assert sorted(regions) == [6, 7, 8]

@@ -505,3 +505,33 @@ def test_each_definition_term_and_metadata_field_has_its_own_claim() -> None:
     fields = "---\ntitle: Title words [@t]\nsubtitle: Sub words [@s]\nthanks: Thanks [@f].\n---\n"
     found = find_citations(pandoc_json(fields + "\nBody.\n"))
     assert [f.ref.claim for f in found] == ["Title words", "Sub words", "Thanks."]
+
+
+def test_a_pandoc_2_figure_caption_is_read_and_other_alt_text_is_not() -> None:
+    """pandoc 2.x has no Figure block: an implicit figure is ``Para [Image]`` whose alt text,
+    title ``fig:``, is the caption the reader sees. Its citation is judged, with its claim."""
+    cite = {
+        "t": "Cite",
+        "c": [
+            [
+                {
+                    "citationId": "old2019",
+                    "citationPrefix": [],
+                    "citationSuffix": [],
+                    "citationMode": {"t": "NormalCitation"},
+                    "citationNoteNum": 1,
+                    "citationHash": 0,
+                }
+            ],
+            [{"t": "Str", "c": "[@old2019]"}],
+        ],
+    }
+    alt = [{"t": "Str", "c": "Masses"}, {"t": "Space"}, {"t": "Str", "c": "rose"}, {"t": "Space"}]
+    figure = {"t": "Image", "c": [["", [], []], [*alt, cite], ["mass.png", "fig:"]]}
+    plain = {"t": "Image", "c": [["", [], []], [*alt, cite], ["mass.png", ""]]}
+    doc = {"pandoc-api-version": [1, 22, 2], "meta": {}, "blocks": [{"t": "Para", "c": [figure]}]}
+    found = find_citations(doc)
+    assert [f.ref.key for f in found] == ["old2019"]
+    assert found[0].ref.claim == "Masses rose"
+    doc["blocks"] = [{"t": "Para", "c": [plain]}]
+    assert find_citations(doc) == []

@@ -156,7 +156,7 @@ def test_a_build_from_the_reference_docx_keeps_its_styles(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(SOFFICE is None, reason="no LibreOffice (apt-get install libreoffice-writer)")
+@pytest.mark.tool("soffice", "libreoffice")  # apt-get install libreoffice-writer
 @pytest.mark.parametrize("reference", [False, True])
 def test_libreoffice_shows_the_callouts_framed(reference: bool, tmp_path: Path) -> None:
     args = ["--reference-doc", str(REFERENCE)] if reference else []

@@ -557,3 +557,35 @@ def test_page_names_from_odd_keys_stay_in_their_folder(key: str) -> None:
 def test_page_name_without_body() -> None:
     r = receipt(body_sha256=None, outcome="unretrievable")
     assert "nobody" in evidence_page_name(r, "hchm")
+
+
+@pytest.mark.parametrize(
+    ("kind", "links"),
+    [
+        ("checked", ["passage", "snapshot", "receipt", "state"]),
+        ("unretrievable", ["passage", "receipt", "state"]),  # nothing found: no snapshot pane
+        ("restricted", ["passage", "state"]),
+        ("never verified", ["passage", "receipt", "state"]),
+    ],
+)
+def test_the_section_links_are_the_sections_the_page_has(kind: str, links: list[str]) -> None:
+    """The page's nav links each section it holds, in order, and no section it lacks: a
+    reader never follows a link to nowhere, even when the source's own words name one."""
+    words = 'The manual says <section id="snapshot"> and #receipt in its text.'
+    text = f"{TEXT} {words}"
+    r: Receipt | None = receipt(text)
+    state = State.CHECKED
+    if kind == "unretrievable":
+        r = receipt(text, outcome="unretrievable", reason="offline", char_start=None)
+        state = State.UNRETRIEVABLE
+    elif kind == "restricted":
+        state = State.RESTRICTED
+    elif kind == "never verified":
+        r, state = None, State.UNCHECKED
+    _, tree = page_for(judgement(r, state), text=text)
+    (nav,) = tree.root.find_all("nav", "citeledger-evidence-nav")
+    hrefs = [str(a.attrs["href"]) for a in nav.find_all("a")]
+    anchors = [h[1:] for h in hrefs if h.startswith("#")]
+    sections = [str(s.attrs["id"]) for s in tree.root.find_all("section")]
+    assert anchors == links
+    assert [s for s in sections if s in anchors] == anchors and set(anchors) <= set(sections)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from browser_util import MANUAL, URL  # the sample claims manual the browser test reads too
 from citeledger.evidence.publish import (
     INDEX_NAME,
     EvidencePageSet,
@@ -27,15 +28,7 @@ from citeledger.ledger import append_receipts, load_ledger
 from citeledger.model import CitationRef, Retrieval, State
 from citeledger.verify.receipts import receipts_for_retrieval
 
-URL = "http://127.0.0.1:9/claims-manual.html"
 OTHER_URL = "http://127.0.0.1:9/other.html"
-MANUAL = (
-    b"<html><head><title>Household Claims Handling Manual</title></head><body>"
-    b"<h1>14 Appeals</h1><p>14.2 An appeal against a declined subsidence claim must be received "
-    b"within 60 days of the date of the decision letter. Late appeals are considered only for "
-    b"good reason.</p><p>14.3 An appeal must state the claim number, the decision appealed "
-    b"against and the grounds of the appeal.</p></body></html>"
-)
 OTHER = (
     b"<html><body><p>A different page about something else entirely, at length.</p></body></html>"
 )
@@ -90,13 +83,18 @@ VERIFIED = {
 }
 
 
-def make_ledger(tmp_path: Path) -> Path:
+def make_ledger(tmp_path: Path, prefix: str = "") -> Path:
+    """The ledger, verified; ``prefix`` before every key gives another ledger's sources."""
     path = tmp_path / "citeledger.yaml"
-    path.write_text(LEDGER, encoding="utf-8")
+    text = LEDGER
+    for key in ("hchm", "hchm-misquoted", "withdrawn-manual", "larson2019", "boardminutes"):
+        text = text.replace(f"\n  {key}:\n", f"\n  {prefix}{key}:\n")
+    path.write_text(text, encoding="utf-8")
     ledger = load_ledger(path)
     store = EvidenceStore(ledger.evidence_dir)
     entries = []
     for key, body in VERIFIED.items():
+        key = prefix + key
         source = ledger.sources[key]
         retrieval = Retrieval(
             identifier=source.identifier,
@@ -297,3 +295,42 @@ def test_bad_ledger_is_an_error_with_its_file(tmp_path: Path) -> None:
 
     with pytest.raises(LedgerError, match="does not exist"):
         write_evidence_pages(str(tmp_path / "nope.yaml"), str(tmp_path / "ev"))
+
+
+def test_two_ledgers_share_one_pages_folder_and_each_removes_only_its_own(
+    tmp_path: Path,
+) -> None:
+    """Two ledgers publish into one folder: neither run removes the other's pages; each
+    still removes its own old pages (one its earlier run recorded, one from before any
+    record), and never an old-looking page named by the other's key."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = make_ledger(tmp_path / "a"), make_ledger(tmp_path / "b", prefix="b-")
+    out = tmp_path / "site" / "evidence"
+    first_a = build_evidence_pages(a, out)
+    first_b = build_evidence_pages(b, out)
+    assert len(first_a.pages) == len(first_b.pages) == 4
+    assert not set(first_a.pages) & set(first_b.pages)
+    for name in (*first_a.pages, *first_b.pages):
+        assert (out / name).is_file(), name
+    old_a = out / "hchm-20200101T000000Z-0123456789ab-deadbeef.html"  # before any record
+    old_b = out / "b-hchm-20200101T000000Z-0123456789ab-deadbeef.html"
+    for old in (old_a, old_b):
+        old.write_text("an old page", encoding="utf-8")
+    again_a = build_evidence_pages(a, out)
+    assert again_a.pages == first_a.pages
+    assert not old_a.exists() and old_b.exists()
+    for name in (*first_a.pages, *first_b.pages):
+        assert (out / name).is_file(), name
+    # a source removed from a: its page, recorded by a's last run, goes; b's pages stay
+    text = a.read_text(encoding="utf-8")
+    cut = text[text.index("  hchm-misquoted:") : text.index("  withdrawn-manual:")]
+    a.write_text(text.replace(cut, ""), encoding="utf-8")
+    edited = build_evidence_pages(a, out)
+    gone = set(first_a.pages) - set(edited.pages)
+    assert len(gone) == 1 and next(iter(gone)).startswith("hchm-misquoted-")
+    assert not any((out / name).exists() for name in gone)
+    build_evidence_pages(b, out)
+    assert not old_b.exists()
+    for name in (*edited.pages, *first_b.pages):
+        assert (out / name).is_file(), name

@@ -11,49 +11,25 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
+
+from helpers import copy_example as _copy
+from helpers import make as _make
+from helpers import pdf_text as _pdf_text
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed"),
+    pytest.mark.tool("make"),
 ]
 
 
-def _copy(name: str, tmp_path: Path) -> Path:
-    work = tmp_path / name
-    ignore = shutil.ignore_patterns("build", "public", ".citeledger")
-    shutil.copytree(REPO / "examples" / name, work, ignore=ignore)
-    return work
-
-
-def _make(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(
-        ["make", *args], cwd=work, capture_output=True, text=True, env=env, check=False
-    )
-
-
-def _pdf_text(path: Path) -> str:
-    import pypdfium2
-
-    pdf = pypdfium2.PdfDocument(str(path))
-    try:
-        text = "".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
-    finally:
-        pdf.close()
-    return " ".join(text.split())
-
-
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@pytest.mark.tool("pdflatex")
 def test_thesis_builds_strict_and_its_draft_shows_the_breakdowns(tmp_path: Path) -> None:
     work = _copy("thesis", tmp_path)
     built = _make(work)
@@ -116,3 +92,8 @@ def test_site_builds_into_public_and_every_relative_link_resolves(tmp_path: Path
     assert "citeledger-quote-not-found" in may and "Citation audit" in may
     assert str(tmp_path) not in may
     assert "is up to date" in _make(work, "public/index.html").stdout
+    # one `citeledger build` for the pages out of date: here the one page touched
+    os.utime(work / "pages" / "guide" / "crossing.md")
+    again = _make(work)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "citeledger build pages/guide/crossing.md --base pages" in again.stdout

@@ -12,6 +12,7 @@ from citeledger.errors import ExtractError
 from citeledger.extract import pdf as xp
 from citeledger.extract.dispatch import extract, extract_file
 from conftest import CORPUS as SHARED_CORPUS
+from conftest import require
 
 CORPUS = SHARED_CORPUS / "pdf"
 PDFS = sorted(CORPUS.glob("*.pdf"))
@@ -147,7 +148,7 @@ def test_truncated_pdf_is_an_error_with_a_reason() -> None:
 
 
 def test_password_protected_pdf() -> None:
-    pypdf = pytest.importorskip("pypdf")
+    pypdf = require("pypdf")
     writer = pypdf.PdfWriter(clone_from=io.BytesIO(THREE_PAGES))
     writer.encrypt(user_password="secret", algorithm="RC4-128")
     out = io.BytesIO()

@@ -2,23 +2,24 @@
 
 The goldens pin the text; only an engine proves ``templates/citeledger.tex`` and the guarded
 environment build a PDF — with the stylesheet in header-includes, and with ``-H`` replacing it
-(the guards must keep the build alive). Skipped, with the reason, where no engine is installed;
-CI installs TeX Live.
+(the guards must keep the build alive). Skipped, with the reason, where no engine is installed
+(failed under ``CITELEDGER_CI=1``: CI installs TeX Live).
 """
 
 from __future__ import annotations
 
 import base64
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import require
+
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
-from helpers import build_golden
+from helpers import build_golden, compile_latex
 
 pytestmark = pytest.mark.slow  # compiles LaTeX, typst and DOCX: minutes, not seconds
 
@@ -33,9 +34,7 @@ def _standalone(case: str, fmt: str, out: Path, *extra: str) -> None:
     build_golden(case, "-s", "-t", fmt, "-o", str(out), *extra)
 
 
-@pytest.mark.skipif(
-    TEX is None, reason="no pdflatex, lualatex or xelatex on PATH (CI installs TeX Live)"
-)
+@pytest.mark.tool("pdflatex", "lualatex", "xelatex")
 @pytest.mark.parametrize(
     ("case", "extra"),
     [
@@ -59,21 +58,14 @@ def test_latex_output_compiles(case: str, extra: tuple[str, ...], tmp_path: Path
     _standalone(case, "latex", tex, *args)
     source = tex.read_text()
     assert ("citeledger-header" in source) is not bool(extra)
-    proc = subprocess.run(
-        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", tex.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = compile_latex(str(TEX), tex)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / f"{case}.pdf").stat().st_size > 1000
 
 
 def test_typst_output_compiles(tmp_path: Path) -> None:
     """The typst compiler ships in the ``typst`` wheel (a test dependency), so this always runs."""
-    typst = pytest.importorskip("typst", reason="the typst wheel is a test dependency")
+    typst = require("typst")
     (tmp_path / "figure.png").write_bytes(PNG)
     typ = tmp_path / "constructs.typ"
     # Without --citeproc pandoc writes typst's own #cite(<key>), which needs a .bib of typst's.

@@ -20,6 +20,7 @@ from citeledger.ledger import append_receipts, load_ledger
 from citeledger.locate.locator import prepare
 from citeledger.model import CitationRef, Extracted, Ledger, Receipt, Retrieval, State
 from citeledger.verify.receipts import Capture, receipts_for_capture
+from verify_util import verified_one
 
 netserver = ns.netserver
 REPO = Path(__file__).resolve().parent.parent
@@ -33,14 +34,7 @@ INVENTED = "The insurer waives every fee for claims lodged in winter."
 
 def _verified(tmp_path: Path, server: ns.NetServer, body: bytes = MANUAL) -> Path:
     server.static("/manual.html", body)
-    ledger = tmp_path / "citeledger.yaml"
-    ledger.write_text(
-        f"sources:\n  m:\n    url: {server.url('/manual.html')}\n    quotes:\n"
-        f'      - text: "{QUOTE}"\n',
-        encoding="utf-8",
-    )
-    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
-    return ledger
+    return verified_one(tmp_path, "m", server.url("/manual.html"), QUOTE)
 
 
 def _judge(led: Ledger, key: str = "m") -> tuple[State, str]:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import netserver as ns
-from citeledger.cli import main
 from citeledger.evidence.snapshot import MAX_SIDE_PX, NO_RENDERER, png_size
 from citeledger.evidence.store import EvidenceReader
 from citeledger.extract.dispatch import extract
@@ -24,10 +23,11 @@ from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 from conftest import corpus_file
 from test_snapshot import _record_ids, _rewrite
+from verify_util import found_receipt, verified_one
 
 PAGE = "ebb-org.html"
 CHROMIUM = "/usr/bin/chromium"
-needs_browser = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="no /usr/bin/chromium")
+needs_browser = pytest.mark.tool("chromium", path=str(Path(CHROMIUM).parent))
 
 
 def _quote(body: bytes) -> str:
@@ -50,14 +50,7 @@ def verified(folder: Path, server: ns.NetServer) -> Path:
     server.static("/page.html", served)
     for path in ("/style.css", "/pixel.png", "/frame.html"):
         server.static(path, b"x", content_type="text/plain")
-    ledger = folder / "citeledger.yaml"
-    ledger.write_text(
-        f"sources:\n  page:\n    url: {server.url('/page.html')}\n    quotes:\n"
-        f'      - text: "{_quote(served)}"\n',
-        encoding="utf-8",
-    )
-    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
-    return ledger
+    return verified_one(folder, "page", server.url("/page.html"), _quote(served))
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +67,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, l
 
 
 def _receipt(ledger: Path):  # type: ignore[no-untyped-def]
-    receipt = load_ledger(ledger).sources["page"].quotes[0].latest
-    assert receipt is not None and receipt.outcome == "found"
-    return receipt
+    return found_receipt(ledger, "page")
 
 
 @pytest.mark.slow

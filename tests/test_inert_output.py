@@ -17,10 +17,12 @@ from xml.etree import ElementTree
 
 import pytest
 
+from conftest import require
+
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge, judgement_for
-from helpers import PANDOC, pandoc_bytes, run_main, venv_env
+from helpers import PANDOC, compile_latex, pandoc_bytes, pdf_text, run_main, venv_env
 
 from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Quote, Receipt
@@ -90,7 +92,7 @@ def test_docx_callout_xml_stays_well_formed_and_shows_what_was_there(tmp_path: P
     assert not any(ch in xml for ch in "\x1b\x07\x00\x0b\u202e\u202c\u2066")
 
 
-@pytest.mark.skipif(TEX is None, reason="no pdflatex on PATH (CI installs TeX Live)")
+@pytest.mark.tool("pdflatex")
 def test_latex_callout_with_controls_and_bidi_overrides_compiles(tmp_path: Path) -> None:
     tex = tmp_path / "out.tex"
     subprocess.run(
@@ -100,27 +102,17 @@ def test_latex_callout_with_controls_and_bidi_overrides_compiles(tmp_path: Path)
     )
     source = tex.read_text(encoding="utf-8")
     assert not any(ch in source for ch in "\x1b\x07\x00\x0b\u202e\u202c\u2066")
-    proc = subprocess.run(
-        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", tex.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = compile_latex(str(TEX), tex)
     assert proc.returncode == 0, proc.stdout[-3000:]
-    pdftotext = shutil.which("pdftotext")
-    if pdftotext:
-        shown = subprocess.run(
-            [pdftotext, "out.pdf", "-"], cwd=tmp_path, capture_output=True, text=True, check=True
-        ).stdout
-        assert "x1b]0;owned" in shown and "u202e90" in shown
+    # read back with PDFium (a dependency), not an optional pdftotext that let this pass unread
+    shown = pdf_text(tmp_path / "out.pdf")
+    assert "x1b]0;owned" in shown and "u202e90" in shown
 
 
 @pytest.mark.parametrize("case", ["states", "claims", "audit"])
 def test_typst_with_the_audit_compiles(case: str, tmp_path: Path) -> None:
     """The audit's "back to the claim" links need labels typst has: it refused them before."""
-    typst = pytest.importorskip("typst", reason="the typst wheel is a test dependency")
+    typst = require("typst")
     folder = GOLDEN / case
     typ = tmp_path / f"{case}.typ"
     subprocess.run(
@@ -142,7 +134,7 @@ def test_typst_with_the_audit_compiles(case: str, tmp_path: Path) -> None:
 
 
 def test_the_standing_case_with_its_audit_compiles_as_typst(tmp_path: Path) -> None:
-    typst = pytest.importorskip("typst", reason="the typst wheel is a test dependency")
+    typst = require("typst")
     example = Path(__file__).parents[1] / "examples" / "standing-case"
     typ = tmp_path / "chapter.typ"
     subprocess.run(
@@ -156,7 +148,7 @@ def test_the_standing_case_with_its_audit_compiles_as_typst(tmp_path: Path) -> N
     assert typst.compile(str(typ), root=str(tmp_path))[:5] == b"%PDF-"
 
 
-@pytest.mark.skipif(TEX is None, reason="no pdflatex on PATH (CI installs TeX Live)")
+@pytest.mark.tool("pdflatex")
 def test_a_ledger_title_with_controls_reaches_citeproc_and_the_audit_inert(tmp_path: Path) -> None:
     """The ledger's CSL data feeds citeproc (the bibliography) and the audit's title cell."""
     (tmp_path / "citeledger.yaml").write_text(
@@ -175,14 +167,7 @@ def test_a_ledger_title_with_controls_reaches_citeproc_and_the_audit_inert(tmp_p
     source = (tmp_path / "doc.tex").read_text(encoding="utf-8")
     assert "x1b{]}0;owned" in source
     assert not any(ch in source for ch in "\x1b\x07\u202e")
-    proc = subprocess.run(
-        [str(TEX), "-halt-on-error", "-interaction=nonstopmode", "doc.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = compile_latex(str(TEX), tmp_path / "doc.tex")
     assert proc.returncode == 0, proc.stdout[-3000:]
 
 

@@ -240,3 +240,31 @@ def test_a_lazy_source_keeps_the_flag_and_local_copy_lines_of_the_whole_file(
         assert got.local_copy_line == want.local_copy_line and want.local_copy_line
         assert got.quotes[0].asserted_line == want.quotes[0].asserted_line
         assert want.quotes[0].asserted_line
+
+
+def test_a_cold_lazy_load_hashes_the_ledgers_bytes_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold build of a large ledger looks its outline up and then keeps one: the sha256 of
+    its bytes names both, so it is taken once; the next load finds the outline it kept."""
+    import hashlib
+    import types
+
+    from citeledger.ledger import outline
+
+    path = _ledger(tmp_path, "", n=200)
+    data = path.read_bytes()
+    hashed: list[int] = []
+
+    def sha256(b: bytes = b"") -> Any:
+        if b == data:
+            hashed.append(len(b))
+        return hashlib.sha256(b)
+
+    monkeypatch.setattr(outline, "hashlib", types.SimpleNamespace(sha256=sha256))
+    load_ledger(path, lazy=True)  # cold: no outline yet, one is kept
+    assert hashed == [len(data)]
+    monkeypatch.undo()
+    assert outline.recall(outline.place(data)) is not None  # kept under the bytes' digest
+    again = load_ledger(path, lazy=True)  # warm: read from the kept outline
+    assert again.sources["s7"].quotes[0].text == "Words of source 7."

@@ -12,6 +12,7 @@ import yaml
 
 from citeledger.ledger import is_citation_key, load_ledger, yamlnodes
 from citeledger.model import Identifier, Receipt
+from conftest import missing
 
 SPEC_EXAMPLE = """\
 # Top level: only these keys.
@@ -284,7 +285,7 @@ def test_citation_keys_follow_pandoc(key: str, ok: bool) -> None:
 
 def test_uses_the_c_parser_when_libyaml_is_there() -> None:
     if not getattr(yaml, "__with_libyaml__", False):
-        pytest.skip("PyYAML built without libyaml")
+        missing("PyYAML built without libyaml")
     assert yamlnodes.Loader is yaml.CSafeLoader
 
 

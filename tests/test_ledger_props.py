@@ -25,6 +25,7 @@ from citeledger.ledger import (
     receipt_from_mapping,
     receipt_to_dict,
 )
+from test_ledger_write import common_ends
 
 # --- generated data --------------------------------------------------------------------------
 
@@ -190,12 +191,7 @@ def dump(data: dict[str, Any], style: str) -> str:
 
 
 def inserted_only(before: str, after: str) -> bool:
-    p = 0
-    while p < min(len(before), len(after)) and before[p] == after[p]:
-        p += 1
-    s = 0
-    while s < len(before) - p and before[-1 - s] == after[-1 - s]:
-        s += 1
+    p, s = common_ends(before, after)
     return p + s == len(before)
 
 

@@ -108,14 +108,21 @@ def receipt(**over: Any) -> dict[str, Any]:
     return data
 
 
-def inserted(before: str, after: str) -> str:
-    """The one contiguous block ``after`` adds to ``before``; fails if anything else changed."""
+def common_ends(before: str, after: str) -> tuple[int, int]:
+    """How many characters ``before`` and ``after`` share at the start, then at the end (the
+    two never overlap in ``before``): an insertion and nothing else when they add up to it."""
     p = 0
     while p < min(len(before), len(after)) and before[p] == after[p]:
         p += 1
     s = 0
     while s < len(before) - p and before[-1 - s] == after[-1 - s]:
         s += 1
+    return p, s
+
+
+def inserted(before: str, after: str) -> str:
+    """The one contiguous block ``after`` adds to ``before``; fails if anything else changed."""
+    p, s = common_ends(before, after)
     assert p + s == len(before), f"bytes outside the insertion changed near offset {p}"
     return after[p : len(after) - s]
 

@@ -373,3 +373,71 @@ def test_adopt_takes_the_attached_file_too(
     sources = load_ledger("citeledger.yaml").sources
     assert sources["smith2020"].local_copy == "papers/smith2020.txt"
     assert sources["jones2021"].local_copy is None
+
+
+_READS: list[str] = []
+_WATCHED: list[str] = []
+_HOOKED: list[bool] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    """Every open of a watched file by this process, and every process started with it."""
+    if not _WATCHED:
+        return
+    if event == "open" and str(args[0]) in _WATCHED:
+        _READS.append("open")
+    elif event == "subprocess.Popen":
+        argv = args[1] if isinstance(args[1], (list, tuple)) else ()
+        if any(str(a) in _WATCHED for a in argv):
+            _READS.append("pandoc")
+
+
+def test_import_reads_the_bib_once_and_validates_each_entry_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One read of the .bib serves pandoc's entries and the raw ``file`` fields (a file edited
+    meanwhile cannot give one its entries and the other its attachments); an entry with a
+    local copy is validated once, with it; an attached file that cannot be used still says
+    so and the entry comes in without it."""
+    import sys
+
+    from citeledger.ledger import record
+
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "papers" / "smith2020.txt", TEXT)
+    bib = _write(
+        tmp_path / "refs.bib",
+        """\
+        @article{smith2020, title = {A paper}, doi = {10.1234/smith.2020},
+          file = {:papers/smith2020.txt:text/plain}}
+        @article{jones2021, title = {Another}, doi = {10.1234/jones.2021},
+          file = {:papers/jones2021.pdf:PDF}}
+        @article{plain2022, title = {No file}, doi = {10.1234/plain.2022}}
+        """,
+    )
+    checked: list[str] = []
+    real = record.check_source
+
+    def counted(path: str, key: str, fields: object) -> object:
+        checked.append(key)
+        return real(path, key, fields)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(record, "check_source", counted)
+    if not _HOOKED:
+        sys.addaudithook(_audit)  # cannot be removed: inert while nothing is watched
+        _HOOKED.append(True)
+    _READS.clear()
+    _WATCHED[:] = [str(bib), "refs.bib", str(bib.resolve())]
+    try:
+        assert main(["import", "refs.bib"]) == 0
+    finally:
+        _WATCHED.clear()
+    assert _READS == ["open"]
+    assert sorted(checked) == ["jones2021", "plain2022", "smith2020"]
+    captured = capsys.readouterr()
+    assert "imported 3 sources" in captured.out and "1 with a local copy" in captured.out
+    (note,) = captured.err.strip().splitlines()
+    assert note.startswith("refs.bib:4: @jones2021: ") and "imported without a local copy" in note
+    sources = load_ledger("citeledger.yaml").sources
+    assert sources["smith2020"].local_copy == "papers/smith2020.txt"
+    assert sources["jones2021"].local_copy is None and sources["plain2022"].local_copy is None

@@ -106,7 +106,9 @@ def test_ellipsis_may_not_hide_a_negation() -> None:
 
 def test_ellipsis_fragments_out_of_order_or_far_apart() -> None:
     refused("Prices rose by 1.5 percent in 2019 ... The committee found that the treatment")
-    far = "Alpha beta gamma delta epsilon. " + "filler words here. " * 80 + "Zeta eta theta iota."
+    far = (
+        "Alpha beta gamma delta epsilon psi. " + "filler words here. " * 80 + "Zeta eta theta iota."
+    )
     refused("Alpha beta gamma delta ... Zeta eta theta iota", far)
     found("Alpha beta gamma delta ... filler words here", far)
 
@@ -289,7 +291,7 @@ def test_a_found_result_is_the_dataclass_its_init_would_build() -> None:
 @pytest.mark.parametrize(
     ("omitted", "found_"),
     [
-        ("success-\nfully", True),  # "successfully": no "fully" for the reader
+        ("success-\nfully, widely", True),  # "successfully": no "fully" for the reader
         ("the ma-\njority", False),  # "majority", broken at the line end
         ("less-known", False),  # a hyphen inside a line: "less" is there
         ("\ufb01fty", False),  # a ligature hides "fifty"

@@ -59,7 +59,7 @@ def test_an_omission_may_not_hide_an_ordinal_minimizer_hedge_or_comparative(word
     assert first_meaningful(word) is not None
     assert not locate(text, "The board agreed that the … plan was approved by the council").found
     # the same omission of a plain word is allowed: the refusal is the word's, not the mark's
-    plain = text.replace(word, "new")
+    plain = text.replace(word, "newly drafted")
     assert locate(plain, "The board agreed that the … plan was approved by the council").found
 
 
@@ -68,7 +68,7 @@ def test_a_contracted_modal_may_not_be_left_out(word: str) -> None:
     text = f"The team said that {word} be losing some support for the old format soon."
     assert first_meaningful(word) == (word, "modal")
     assert not locate(text, "The team said that … be losing some support for the old format").found
-    plain = text.replace(word, "soon")
+    plain = text.replace(word, "its members")
     assert locate(plain, "The team said that … be losing some support for the old format").found
 
 
@@ -78,7 +78,7 @@ def test_an_approximator_before_a_number_may_not_be_left_out() -> None:
     assert not locate(text, "and takes … 30 days to finish").found
     # the same word elsewhere is a preposition like any other
     text = "He talked about the weather and then about the five other things."
-    assert locate(text, "He talked … the weather and then about the five other things").found
+    assert locate(text, "He talked … and then about the five other things").found
 
 
 @pytest.mark.parametrize(
@@ -269,3 +269,125 @@ def test_an_omission_inside_one_clause_still_holds() -> None:
 )
 def test_an_identifier_keeps_its_underscores(source: str, quote: str) -> None:
     assert not locate(source, quote).found
+
+
+def test_a_bracketed_ellipsis_is_an_omission_never_a_reference_spelled_out() -> None:
+    # the text has its own "..." elsewhere, so the bracket route is tried: "[...]" once stood
+    # for "you said", taken for a reference ("you" and "the said")
+    text = "Well... I note that you said thoughtful, gentle, kind words to him, and he wrote it."
+    assert not locate(text, "I note that [...] thoughtful, gentle, kind words to him").found
+    assert not locate(text, "I note that […] thoughtful, gentle, kind words to him").found
+    # the same mark over words no list holds is an honest omission
+    assert locate(text, "I note that you said [...] kind words to him").found
+
+
+def test_said_after_a_pronoun_is_a_verb_not_a_reference() -> None:
+    from citeledger.locate.wordlists import is_reference
+
+    assert is_reference("the said") and is_reference("this same") and is_reference("the former")
+    assert not is_reference("he said") and not is_reference("you said")
+    assert not is_reference("they same")
+
+
+@pytest.mark.parametrize("word", ["specifically", "officially", "technically", "effectively"])
+def test_an_omission_may_not_hide_a_scope_or_status_word(word: str) -> None:
+    text = f"The rights have only been {word} recognised in law by the national council."
+    assert first_meaningful(word) is not None
+    assert not locate(text, "The rights have only been … recognised in law").found
+    assert locate(
+        text, f"The rights have only been {word} recognised … by the national council"
+    ).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("The colonel who led the way was about thirty, not handsome.", "was … thirty, not"),
+        ("It was not made within two years after the sale.", "not made ... two years after"),
+        ("It bumps the frame rate up to 60FPS in performance mode.", "frame rate . . . 60FPS in"),
+        ("A proxy SHOULD use up to 2*N connections to a server.", "SHOULD use ... 2*N connections"),
+    ],
+)
+def test_an_approximator_before_a_spelled_number_or_up_to_may_not_be_left_out(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a negative by in-/dis-/mis-, a manner adverb, a status word: no list holds them all
+        (
+            "He seemed incapable of fatigue on the long march north.",
+            "He seemed … of fatigue on the long march",
+        ),
+        (
+            "The safety net was ineffective because nobody checked.",
+            "The safety net was [...] because nobody checked",
+        ),
+        ("Martino secretly filed the papers with the court.", "Martino […] filed the papers"),
+        ("The tool will erroneously change it in place.", "The tool will [...] change it in"),
+        ("She was a deputy editor of the paper for years.", "She was a … editor of the paper"),
+        ("In those rare cases the server restarts itself.", "In those […] cases the server"),
+        (
+            "Printers may (erroneously) introduce a hyphen at a break.",
+            "Printers may … introduce a hyphen at a break",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_leave_out_one_content_word_alone(source: str, quote: str) -> None:
+    got = locate(source, quote)
+    assert not got.found
+    assert any("leaves out one word" in d for d in got.differences), got.differences
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "He talked about the plan that the council had approved.",
+            "He talked about the plan … the council had approved",
+        ),
+        (
+            "Markov random fields (MRFs) define a prior over images.",
+            "Markov random fields … define a prior",
+        ),
+        (
+            "Die Lösung ist einfach oder schnell zu bauen, sagt sie.",
+            "Die Lösung ist einfach … schnell zu bauen",
+        ),
+        (
+            "It solves the problem for two. Proof. Cars to the right move on.",
+            "It solves the problem for two. … Cars to the right move on.",
+        ),
+        (
+            "The committee met twice, quietly, calmly, in the spring.",
+            "The committee met twice, … in the spring",
+        ),
+    ],
+)
+def test_a_function_word_an_acronym_aside_or_a_one_word_sentence_may_go(
+    source: str, quote: str
+) -> None:
+    assert locate(source, quote).found
+
+
+def test_the_other_half_of_an_or_is_not_left_out_for_what_follows() -> None:
+    text = "They might call for help or some casualties might have been reported by now."
+    assert not locate(text, "They might call […] some casualties might have been reported").found
+
+
+@pytest.mark.parametrize("mark", ["\u200e", "\u200f", "\u2066", "\u202a"])
+def test_a_direction_mark_inside_a_word_is_invisible(mark: str) -> None:
+    text = "But Bob has no idea that Alice just did this to the server."
+    assert locate(text, f"But Bob has no idea th{mark}at Alice just did this").found
+
+
+def test_decomposed_accents_are_the_same_text() -> None:
+    import unicodedata
+
+    text = "Her patience was nearly worn out before the tête-à-tête was over."
+    quote = unicodedata.normalize("NFD", "worn out before the tête-à-tête was over")
+    assert quote != "worn out before the tête-à-tête was over"
+    assert locate(text, quote).found

@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
-pf = pytest.importorskip("panflute", reason="panflute is an optional extra (a test dependency)")
+from conftest import require
+
+pf = require("panflute")  # an optional extra, and a test dependency
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 

@@ -241,3 +241,30 @@ def test_on_a_terminal_the_whole_sentence_and_quit_writes_nothing(tmp_path: Path
         code = term.close()
     assert code == 1
     assert ledger.read_bytes() == before
+
+
+def test_a_pick_records_the_history_head_with_its_receipt_in_one_ledger_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The receipt's write already sets ``history_head``: a second locked read, parse and
+    validation of the whole ledger (``set_history_head``) would only cost a large ledger."""
+    from citeledger import ledger as ledger_mod
+    from citeledger.evidence.store import EvidenceReader
+
+    ledger = _pdf_project(tmp_path)
+    again: list[str] = []
+    real = ledger_mod.set_history_head
+
+    def counted(path: str, head: str, **kw: object) -> bool:
+        again.append(head)
+        return real(path, head)
+
+    monkeypatch.setattr(ledger_mod, "set_history_head", counted)
+    code = main(["pick", "ag", "--find", PDF_WORDS, "--ledger", str(ledger), "--yes"])
+    assert code == 0, capsys.readouterr().out
+    assert again == []
+    led = load_ledger(ledger)
+    (quote,) = led.sources["ag"].quotes
+    assert quote.latest is not None and quote.latest.history is not None
+    assert led.history_head == quote.latest.history  # the newest entry, recorded all the same
+    assert EvidenceReader(led.evidence_dir).history().index(led.history_head) is not None

@@ -7,7 +7,6 @@ Real parts throughout: the CLI's ``main``, the venv's pandoc and filter, GNU mak
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -19,20 +18,18 @@ import pytest
 from citeledger.cli import main
 from citeledger.cli.deps import make_rule
 
+sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
+
+from helpers import copy_example, make, venv_env
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 CHAPTERS = ["chapters/01-introduction.md", "chapters/02-methods.md", "chapters/03-results.md"]
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-
-
 def _example(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh copy of ``examples/NAME``, verified against its local files, as the cwd."""
-    work = tmp_path / name
-    ignore = shutil.ignore_patterns("build", "public", ".citeledger")
-    shutil.copytree(REPO / "examples" / name, work, ignore=ignore)
+    work = copy_example(name, tmp_path)
     monkeypatch.chdir(work)
     assert main(["verify", "--yes", "--warn-only"]) == 0
     return work
@@ -44,7 +41,7 @@ def _deps(*docs: str) -> list[str]:
         [str(BIN / "citeledger"), "deps", "--ledger", "citeledger.yaml", "--target", "t", *docs],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=venv_env(),
         check=True,
     ).stdout
     rule = out.split("\n\n")[0]
@@ -72,12 +69,6 @@ def test_make_rule_escapes_what_make_would_misread() -> None:
     assert rule.endswith("\n\\#1.warc.gz:\n")  # gcc -MP: a deleted file rebuilds, not an error
 
 
-def _make(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["make", *args], cwd=work, capture_output=True, text=True, env=_env(), check=False
-    )
-
-
 MAKEFILE = """\
 CHAPTERS := chapters/01-introduction.md chapters/02-methods.md chapters/03-results.md
 out.html: $(CHAPTERS)
@@ -87,32 +78,32 @@ out.html: $(CHAPTERS)
 """
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+@pytest.mark.tool("make")
 def test_make_rebuilds_after_a_reverify_or_a_changed_capture_and_not_otherwise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     work = _example("thesis", tmp_path, monkeypatch)
     (work / "Makefile.test").write_text(MAKEFILE, encoding="utf-8")
-    first = _make(work, "-f", "Makefile.test")
+    first = make(work, "-f", "Makefile.test")
     assert first.returncode == 0, first.stderr
     assert "checked" in (work / "out.html").read_text(encoding="utf-8")
-    again = _make(work, "-f", "Makefile.test")
+    again = make(work, "-f", "Makefile.test")
     assert again.returncode == 0 and "is up to date" in again.stdout
     # a re-verify writes new receipts into the ledger: rebuilt
     assert main(["verify", "--yes", "--warn-only"]) == 0
-    rebuilt = _make(work, "-f", "Makefile.test")
+    rebuilt = make(work, "-f", "Makefile.test")
     assert "pandoc " in rebuilt.stdout, rebuilt.stdout
     # a capture altered in the store: rebuilt, and the build says so at the claim
     evidence = next(f for f in _deps(*CHAPTERS) if f.endswith(".warc.gz"))
     path = work / evidence
     path.chmod(0o644)
     path.write_bytes(path.read_bytes()[:-10] + b"0123456789")
-    tampered = _make(work, "-f", "Makefile.test")
+    tampered = make(work, "-f", "Makefile.test")
     assert "pandoc " in tampered.stdout
     assert "citeledger-tampered" in (work / "out.html").read_text(encoding="utf-8")
     # a capture deleted: make rebuilds (the empty rule), it does not stop at "No rule"
     path.unlink()
-    gone = _make(work, "-f", "Makefile.test")
+    gone = make(work, "-f", "Makefile.test")
     assert gone.returncode == 0 and "No rule" not in gone.stderr and "pandoc " in gone.stdout
 
 
@@ -120,7 +111,9 @@ def _pandoc(work: Path, doc: str, out: str, *meta: str) -> subprocess.CompletedP
     args = [str(BIN / "pandoc"), doc, "-s", "--filter", str(BIN / "pandoc-citeledger"), "-o", out]
     for m in meta:
         args += ["-M", m]
-    return subprocess.run(args, cwd=work, capture_output=True, text=True, env=_env(), check=False)
+    return subprocess.run(
+        args, cwd=work, capture_output=True, text=True, env=venv_env(), check=False
+    )
 
 
 def test_evidence_pages_link_from_an_output_folder_below_the_current_one(
@@ -204,7 +197,7 @@ def test_citeproc_before_the_filter_is_named_once_with_the_fix(
         cwd=work,
         capture_output=True,
         text=True,
-        env=_env(),
+        env=venv_env(),
         check=False,
     )
     assert done.returncode == 0, done.stderr

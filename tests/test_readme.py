@@ -53,8 +53,8 @@ def test_make_venv_leaves_pandoc_next_to_citeledger() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@pytest.mark.tool("make")
+@pytest.mark.tool("pdflatex")
 def test_the_readmes_marked_commands_run_as_written(tmp_path: Path) -> None:
     blocks = _MARKED.findall(README)
     assert blocks, "no <!-- readme-test --> block in README.md"

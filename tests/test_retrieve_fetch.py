@@ -12,7 +12,6 @@ import hashlib
 import json
 import threading
 
-import httpx
 import pytest
 
 from citeledger.errors import CiteledgerError
@@ -28,27 +27,9 @@ from citeledger.retrieve import (
     plan,
 )
 from netserver import NetServer, Reply, Seen, StubResolver
+from retrieve_util import cfg
 
 pytestmark = pytest.mark.usefixtures("loopback_only")
-
-
-def cfg(server: NetServer | None = None, **kw: object) -> RetrieveConfig:
-    base: dict[str, object] = {
-        "allow_private": True,
-        "timeout": httpx.Timeout(2.0, connect=1.0),
-        "backoff_base": 0.01,
-        "backoff_cap": 0.02,
-        "deadline": 5.0,
-    }
-    if server is not None:
-        base.update(
-            doi_base=server.url("/doi/"),
-            arxiv_base=server.url("/arxiv/"),
-            arxiv_api_base=server.url("/api/"),
-            isbn_base=server.url("/ol/"),
-        )
-    base.update(kw)
-    return RetrieveConfig(**base)  # type: ignore[arg-type]
 
 
 # --- only identifiers leave -------------------------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
 
 from citeledger.model import Identifier
@@ -29,6 +28,7 @@ from citeledger.retrieve import (
 from citeledger.retrieve.fetch import NO_LINK
 from conftest import CORPUS
 from netserver import NetServer, Reply, Seen, StandInBackend, StubResolver
+from retrieve_util import cfg as loopback_cfg
 
 pytestmark = pytest.mark.usefixtures("loopback_only")
 
@@ -43,17 +43,10 @@ LOGIN = (
 
 
 def cfg(server: NetServer | None = None, host: str | None = None, **kw: object) -> RetrieveConfig:
-    base: dict[str, object] = {
-        "allow_private": True,
-        "timeout": httpx.Timeout(2.0, connect=1.0),
-        "backoff_base": 0.01,
-        "backoff_cap": 0.02,
-        "deadline": 5.0,
-    }
+    """The shared loopback settings with only the DOI base on the server (under ``host``)."""
     if server is not None:
-        base["doi_base"] = server.url("/doi/", host=host)
-    base.update(kw)
-    return RetrieveConfig(**base)  # type: ignore[arg-type]
+        kw = {"doi_base": server.url("/doi/", host=host), **kw}
+    return loopback_cfg(**kw)
 
 
 def paper() -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 
 from citeledger.model import Identifier
@@ -27,27 +26,9 @@ from citeledger.retrieve import (
 )
 from conftest import CORPUS
 from netserver import NetServer, Reply, Seen
+from retrieve_util import cfg
 
 pytestmark = pytest.mark.usefixtures("loopback_only")
-
-
-def cfg(server: NetServer | None = None, **kw: object) -> RetrieveConfig:
-    base: dict[str, object] = {
-        "allow_private": True,
-        "timeout": httpx.Timeout(2.0, connect=1.0),
-        "backoff_base": 0.01,
-        "backoff_cap": 0.02,
-        "deadline": 5.0,
-    }
-    if server is not None:
-        base.update(
-            doi_base=server.url("/doi/"),
-            arxiv_base=server.url("/arxiv/"),
-            arxiv_api_base=server.url("/api/"),
-            isbn_base=server.url("/ol/"),
-        )
-    base.update(kw)
-    return RetrieveConfig(**base)  # type: ignore[arg-type]
 
 
 def one(ident: Identifier, config: RetrieveConfig) -> FetchOutcome:

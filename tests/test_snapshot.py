@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import netserver as ns
-from citeledger.cli import main
 from citeledger.evidence.snapshot import MAX_SIDE_PX, png_size
 from citeledger.evidence.store import EvidenceReader
 from citeledger.extract.dispatch import extract
@@ -22,6 +21,7 @@ from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 from conftest import corpus_file
+from verify_util import found_receipt, verified_one
 
 PDF = "agarwal11.pdf"
 
@@ -37,20 +37,11 @@ def _pdf_quote(body: bytes) -> str:
 def _verified(tmp_path: Path, netserver: ns.NetServer) -> Path:
     body = corpus_file("pdf", PDF).read_bytes()
     netserver.static("/paper.pdf", body, content_type="application/pdf")
-    ledger = tmp_path / "citeledger.yaml"
-    ledger.write_text(
-        f"sources:\n  paper:\n    url: {netserver.url('/paper.pdf')}\n    quotes:\n"
-        f'      - text: "{_pdf_quote(body)}"\n',
-        encoding="utf-8",
-    )
-    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
-    return ledger
+    return verified_one(tmp_path, "paper", netserver.url("/paper.pdf"), _pdf_quote(body))
 
 
 def _receipt(ledger: Path):  # type: ignore[no-untyped-def]
-    receipt = load_ledger(ledger).sources["paper"].quotes[0].latest
-    assert receipt is not None and receipt.outcome == "found"
-    return receipt
+    return found_receipt(ledger, "paper")
 
 
 def test_pdf_snapshot_is_made_stored_and_named_by_digest(

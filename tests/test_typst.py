@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import require
+
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from fixture_judge import FixtureJudge
@@ -24,7 +26,7 @@ from helpers import PANDOC, build_golden, pandoc_bytes, run_main
 from citeledger.build.render.palette import BREAKDOWN, DECISION
 from page_image import colours
 
-typst = pytest.importorskip("typst", reason="the typst wheel is a test dependency")
+typst = require("typst")
 
 CSS = Path(__file__).parents[1] / "templates" / "citeledger.css"
 TYP = Path(__file__).parents[1] / "templates" / "citeledger.typ"

@@ -13,10 +13,11 @@ nested in another's prefix or suffix belongs to the outer one. A metadata citati
 goes at the top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1): a title cannot
 hold a block, and a template may not print the abstract at all (an HTML fragment, GFM), while
 the top of the body is always shown. What does not count: other metadata (``nocite``, ``keywords``,
-``author``), image alt text (pandoc copies a figure's caption into its image's alt, so counting
-it would judge the same words twice), and cross-references (``is_crossref``: pandoc-crossref's
-``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys of the document's
-``crossref: custom:`` types).
+``author``), image alt text (pandoc 3 copies a figure's caption into its image's alt, so counting
+it would judge the same words twice — but pandoc 2.x has no Figure block: there the alt text of
+an implicit figure's image, title ``fig:``, is the caption, and is read), and cross-references
+(``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the
+keys of the document's ``crossref: custom:`` types).
 
 What the filter added on an earlier run never hides a citation: a ``Cite`` inside a
 ``citeledger-cite`` wrapper (made by the filter, or written by hand) is found like any other, with
@@ -81,6 +82,7 @@ from citeledger.build.sentences import (
     Flat,
     claim_text,
     flatten,
+    is_old_figure,
     raw_text,
     span_at,
     split,
@@ -696,7 +698,10 @@ class _Walker:
                     wrapper=None,
                 )
                 self.blocks(c, (*path, i, "c"), note_ctx)
-            # Image: alt text is not prose (see the module docstring)
+            elif t == "Image" and is_old_figure(el):
+                # pandoc 2.x's implicit figure: its alt text is the caption a reader sees
+                self.inlines(c[1], (*path, i, "c", 1), ctx, block)
+            # any other Image: alt text is not prose (see the module docstring)
 
     def _unverified(self, node: Json, ctx: _Ctx) -> _Ctx:
         """Collect ``node`` when it is an unmarked unverified marker outside any other."""

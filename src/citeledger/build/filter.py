@@ -95,6 +95,7 @@ from citeledger.inert import visible
 from citeledger.model import CitationRef, Judgement, Ledger, State
 
 if TYPE_CHECKING:
+    from citeledger.build.batch import HeldEvidence
     from citeledger.report.audit import AuditRow
     from citeledger.review.status import Present
 
@@ -126,12 +127,17 @@ class LedgerJudges:
     A ledger named explicitly (metadata, environment) must exist; the default
     ``citeledger.yaml`` may be missing, and then every citation is ``not-in-ledger`` — with a
     warning, since nothing may be cited without a ledger source.
+
+    ``held``: the pages of one batch (``build.batch``) share their ledgers, evidence readers
+    and judgement index there; this factory's warnings stay its own page's.
     """
 
-    def __init__(self, cwd: Path | None = None) -> None:
+    def __init__(self, cwd: Path | None = None, held: HeldEvidence | None = None) -> None:
         self.cwd = cwd
+        self.held = held
         self.warnings: list[str] = []
-        self._ledgers: dict[Path, Ledger] = {}
+        # by path and the name as written: the name appears in reasons
+        self._ledgers: dict[tuple[Path, str], Ledger] = held.ledgers if held else {}
 
     def __call__(self, options: Options) -> Judging:
         from citeledger.judge import Judge
@@ -148,20 +154,25 @@ class LedgerJudges:
             )
         # the name as the writer gave it: it appears in reasons, and so in the published document
         name = options.ledger if self.cwd is None else str(path)
-        ledger = self._ledgers.get(path)
+        ledger = self._ledgers.get((path, name))
+        missing = not (options.ledger_given or path.exists())
+        if missing:
+            self.warnings.append(
+                f"no ledger at {name}: every citation is not in the ledger (create one with "
+                "`citeledger add`, or set citeledger.ledger)"
+            )
         if ledger is None:
-            if options.ledger_given or path.exists():
-                ledger = load_ledger(name, lazy=True)  # only the cited sources validated
-            else:
-                self.warnings.append(
-                    f"no ledger at {name}: every citation is not in the ledger (create one with "
-                    "`citeledger add`, or set citeledger.ledger)"
-                )
+            if missing:
                 ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
-            self._ledgers[path] = ledger
+            else:
+                ledger = load_ledger(name, lazy=True)  # only the cited sources validated
+            self._ledgers[(path, name)] = ledger
+        reader, index = self.held.evidence(ledger.evidence_dir) if self.held else (None, None)
         return Judge(
             ledger,
             audience=options.audience,
+            reader=reader,
+            index=index,
             trusted_keys=options.trusted_keys,
             require_signature=options.require_signature,
         )

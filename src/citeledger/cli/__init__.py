@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeledger import __version__
-from citeledger.cli import deps
+from citeledger.cli import build, deps
 from citeledger.cli import review as review_cli
 from citeledger.errors import CiteledgerError
 from citeledger.inert import visible
@@ -140,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     adopt.add_parser(sub)
     pick.add_parser(sub)
     deps.add_parser(sub)
+    build.add_parser(sub)
     review_cli.add_parser(sub)
 
     i = sub.add_parser("import", help="add sources from a BibTeX or CSL-JSON file")
@@ -202,8 +203,11 @@ def _fill_help(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    words, pandoc_args = build.split_argv(list(sys.argv[1:] if argv is None else argv))
+    args = _parser().parse_args(words)
     try:
+        if args.command == "build":
+            return build.run(args, pandoc_args)
         return _dispatch(args)
     except CiteledgerError as exc:
         print(visible(f"citeledger: error: {exc.one_line()}"), file=sys.stderr)

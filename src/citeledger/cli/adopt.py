@@ -76,7 +76,8 @@ def adopt(
     from citeledger.build.options import read_options
     from citeledger.ledger import load_ledger
     from citeledger.ledger.record import (
-        attach_local_copies,
+        LocalCopy,
+        local_copies,
         plan_import,
         read_bibliography,
         write_sources,
@@ -106,25 +107,27 @@ def adopt(
             file=docs[0],
             fix="give one with --bib refs.bib (BibTeX, BibLaTeX or CSL-JSON)",
         )
+    led = load_ledger(ledger_path) if Path(ledger_path).exists() else None
+    existing = set(led.sources) if led is not None else set()
+    allow = led.allow_files_outside if led is not None else False
+    wanted_keys = {k for k in keys if k not in existing}
     items: dict[str, dict[str, Any]] = {}
-    from_bib: dict[str, str] = {}  # key → the bibliography its entry was taken from
-    for bib in dict.fromkeys(named):
-        for item in read_bibliography(bib):
+    copies: dict[str, LocalCopy] = {}  # offered by the bibliography each entry was taken from
+    for name in dict.fromkeys(named):
+        bib = read_bibliography(name)
+        offered = local_copies(bib, ledger_path, wanted_keys, allow)
+        for item in bib.items:
             key = str(item.get("id") or "")
             if key not in items:
-                items[key], from_bib[key] = item, bib
-    existing = set(load_ledger(ledger_path).sources) if Path(ledger_path).exists() else set()
+                items[key] = item
+                if key in offered:
+                    copies[key] = offered[key]
     result = Adoption(ledger_path, list(keys), citations, crossrefs)
     result.already = [k for k in keys if k in existing]
     wanted = [items[k] for k in keys if k not in existing and k in items]
     result.not_in_bibliography = [k for k in keys if k not in existing and k not in items]
-    held, refused = plan_import(ledger_path, wanted, existing)
+    held, refused, result.no_local_copy = plan_import(ledger_path, wanted, existing, copies)
     result.no_identifier = refused
-    allow = load_ledger(ledger_path).allow_files_outside if Path(ledger_path).exists() else False
-    for bib in dict.fromkeys(from_bib[k] for k in held):
-        mine = {k: f for k, f in held.items() if from_bib[k] == bib}
-        result.no_local_copy += attach_local_copies(ledger_path, mine, bib, allow)
-        held.update(mine)
     result.local_copies = [k for k, f in held.items() if "local_copy" in f]
     write_sources(ledger_path, held)
     result.created = list(held)

@@ -6,7 +6,8 @@ cannot know that a re-verify or an altered capture must rebuild the PDF. The out
 rule (``TARGET: the files``) plus an empty rule per file, as ``gcc -MP`` writes them, so a
 deleted evidence file rebuilds (and shows its breakdown) instead of stopping make with "No rule
 to make target". Paths are relative to the current directory when they lie under it. Offline:
-it judges like ``check`` and never touches the network.
+it judges with ``check``'s loop (``DocumentJudges``: the build's walk, judge and trust) and
+never touches the network.
 """
 
 from __future__ import annotations
@@ -64,34 +65,27 @@ def dependencies(
     allow_outside: bool = False,
 ) -> list[str]:
     """The ledger, the evidence files the judged receipts name, and the history log, in order."""
-    from citeledger.build.citations import find_citations
-    from citeledger.build.options import read_options
     from citeledger.evidence.store import HISTORY
-    from citeledger.judge import Judge
-    from citeledger.ledger import load_ledger
-    from citeledger.report.check import ledger_for, pandoc_json
+    from citeledger.report.check import DocumentJudges
 
     found: dict[str, None] = {}
+    judges = DocumentJudges(ledger=ledger, from_format=from_format, allow_outside=allow_outside)
     for doc in docs:
-        doc_json = pandoc_json(doc, from_format)
-        opts = read_options(doc_json.get("meta", {}))
-        lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
-        if not (ledger or opts.ledger_given or Path(lpath).exists()):
+        judged = judges.judge(doc, ledger_optional=True)
+        if judged is None:
             continue  # no ledger by default: the filter warns; nothing for make to watch
-        found[lpath] = None
-        led = load_ledger(lpath)
-        judge = Judge(led, audience=opts.audience)
-        store = Path(led.evidence_dir)
+        found[judged.ledger] = None
+        store = Path(judged.judge.ledger.evidence_dir)
         history = store / HISTORY
         if history.is_file():
             found[str(history)] = None
-        for citation in find_citations(doc_json):
-            judgement = judge.judge(citation.ref)
+        for judgement in judged.judgements:
             receipt = judgement.receipt
             if receipt is None and judgement.quote is not None:
                 receipt = judgement.quote.latest
             if receipt is not None and receipt.evidence:
                 found[str(store / receipt.evidence)] = None
+    judges.finish()  # judged as the build judges: its verdicts serve the build that follows
     return [_relative(p) for p in found]
 
 

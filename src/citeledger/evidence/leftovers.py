@@ -8,6 +8,12 @@ folder meanwhile), removes each noted digest's evidence files made at or after t
 no receipt of the noted ledger names. Older files, and files a receipt names, are never
 touched: another ledger may share the folder.
 
+A note is appended while receipts of other retrievals are being written and their notes
+forgotten (a batch's write runs beside the retrievals, and a second ledger's run may share the
+folder), so every change to the notes file holds ``pending.lock``: a forget's read and rewrite
+is never interleaved with an append, which it would drop, or with another forget, whose dropped
+notes it would bring back.
+
 This module must never remove a file a receipt names, or one older than its note.
 """
 
@@ -17,8 +23,8 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable
-from contextlib import suppress
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from citeledger.atomic import TEMP_PREFIX, atomic_write
@@ -34,6 +40,7 @@ __all__ = [
 ]
 
 PENDING = "pending.jsonl"
+PENDING_LOCK = "pending.lock"  # held for each change to PENDING (ignored: it is a *.lock)
 IGNORE_FILE = ".gitignore"
 #: What a run leaves in the store that is no evidence: the locks, a killed write's temp files,
 #: the pending notes. The README says "commit .citeledger/"; these must not go with it.
@@ -93,11 +100,12 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
     # a power cut only leaves an evidence file no receipt names (disk space, never a receipt).
     path = folder / PENDING
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        try:
-            os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
+        with _notes_locked(folder):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
+            finally:
+                os.close(fd)
     except OSError as e:  # a full disk, a read-only store: named, so the error line says where
         raise OSError(e.errno, e.strerror or str(e), str(path)) from None
     return digest
@@ -114,10 +122,21 @@ def forget_all(folder: Path, digests: Iterable[str]) -> None:
     settled = set(digests)
     if not settled:
         return
-    entries = _entries(folder)
-    kept = [e for e in entries if e.get("body_sha256") not in settled]
-    if len(kept) != len(entries):
-        _save(folder, kept)
+    with _notes_locked(folder):
+        entries = _entries(folder)
+        kept = [e for e in entries if e.get("body_sha256") not in settled]
+        if len(kept) != len(entries):
+            _save(folder, kept)
+
+
+@contextmanager
+def _notes_locked(folder: Path) -> Iterator[None]:
+    """The notes file's own lock (flock: other processes, and other threads of this one)."""
+    from filelock import FileLock
+
+    lock = FileLock(folder / PENDING_LOCK, mode=0o644)
+    with lock:
+        yield
 
 
 def clean_leftovers(folder: Path) -> list[Path]:

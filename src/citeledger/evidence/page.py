@@ -81,6 +81,14 @@ def stylesheet() -> str:
 # --- names ------------------------------------------------------------------------------------
 
 
+def page_slug(key: str) -> str:
+    """A citation key as the first part of its pages' names (see ``evidence_page_name``)."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-.")[:60] or "key"
+    if slug != key:
+        slug += "-" + sha256_hex(key)[:6]
+    return slug
+
+
 def evidence_page_name(receipt: Receipt, key: str | None = None) -> str:
     """A stable file name for the page of one receipt.
 
@@ -89,12 +97,7 @@ def evidence_page_name(receipt: Receipt, key: str | None = None) -> str:
     page, and rebuilding the document writes the same names. Safe on case-insensitive file
     systems: a key that does not survive as a lower-case slug gets a digest of its own.
     """
-    parts: list[str] = []
-    if key:
-        slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-.")[:60] or "key"
-        if slug != key:
-            slug += "-" + sha256_hex(key)[:6]
-        parts.append(slug)
+    parts: list[str] = [page_slug(key)] if key else []
     stamp = re.sub(r"[^0-9A-Za-z]", "", receipt.retrieved_at)[:20] or "undated"
     parts.append(stamp)
     parts.append((receipt.body_sha256 or "nobody")[:12])
@@ -258,24 +261,31 @@ def render_evidence_page(
     out.append("<main>")
     out.extend(_banner(judgement, all_problems, failed))
     if restricted:
-        out.append('<section id="passage"><h2>The passage in the source</h2>')
-        out.append(
-            '<div class="citeledger-evidence-unavailable">This source is restricted to another '
-            "audience: its title, address and words are not shown in this build.</div>"
-        )
-        out.append("</section>")
+        sections = [
+            [
+                '<section id="passage"><h2>The passage in the source</h2>',
+                '<div class="citeledger-evidence-unavailable">This source is restricted to '
+                "another audience: its title, address and words are not shown in this build."
+                "</div>",
+                "</section>",
+            ]
+        ]
     else:
-        out.extend(_passage_section(judgement, text, failed))
-        out.extend(_quote_section(judgement))
-        out.extend(_snapshot_section(receipt, snapshot))
-        out.extend(_receipt_section(judgement, text, source_url, failed))
-    out.extend(_state_section(judgement, restricted, bool(all_problems)))
+        sections = [
+            _passage_section(judgement, text, failed),
+            _quote_section(judgement),
+            _snapshot_section(receipt, snapshot),
+            _receipt_section(judgement, text, source_url, failed),
+        ]
+    sections.append(_state_section(judgement, restricted, bool(all_problems)))
+    for lines in sections:
+        out.extend(lines)
     out.append("</main>")
-    present = "\n".join(out)
+    # the section links: the ids of the sections written, each read off its own opening tag
+    # (an empty builder wrote none), never searched for in the page's text
+    written = {m.group(1) for lines in sections if lines and (m := _OPENING.match(lines[0]))}
     out[nav_at:nav_at] = [
-        f'<a href="#{anchor}">{label}</a>'
-        for anchor, label in _SECTIONS
-        if f'<section id="{anchor}"' in present
+        f'<a href="#{anchor}">{label}</a>' for anchor, label in _SECTIONS if anchor in written
     ]
 
     out.append('<footer><p class="citeledger-evidence-note">')
@@ -290,6 +300,7 @@ def render_evidence_page(
     return "\n".join(out) + "\n"
 
 
+_OPENING = re.compile(r'<section id="([a-z]+)">')
 _SECTIONS = (
     ("passage", "Passage"),
     ("snapshot", "Snapshot"),

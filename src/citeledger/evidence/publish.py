@@ -22,7 +22,7 @@ import dataclasses
 import html
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote as _quote
@@ -36,7 +36,7 @@ from citeledger.evidence.page import (
     render_evidence_page,
     stylesheet,
 )
-from citeledger.evidence.store import EvidenceReader
+from citeledger.evidence.store import EvidenceReader, sha256_hex
 from citeledger.inert import visible
 from citeledger.judge import Judge, evidence_problem
 from citeledger.model import CitationRef, Judgement, Receipt, State
@@ -223,18 +223,61 @@ def _page_identity(name: str) -> tuple[str, str] | None:
     return (m["key"], m["quote"]) if m else None
 
 
-def remove_superseded(out_dir: Path, written: Sequence[str], *, every_other: bool = False) -> int:
+def remove_superseded(out_dir: Path, written: Sequence[str]) -> int:
     """Remove the older pages of the quotes just published; returns how many were removed.
 
     A re-verify names a new page (its retrieval time is in the name), so without this the
     folder keeps one page per verify run of every quote. A page is superseded when it shows the
     same key's same quote (same quote digest) as a page written now; other files, and pages of
     quotes not written now (another document in the same folder may link them), are left alone.
-    ``every_other``: the folder is one ledger's whole set (``citeledger evidence``), so any page
-    not written now is an old one.
     """
-    keep = set(written)
     current = {_page_identity(n) for n in written}
+    return _remove(out_dir, set(written), lambda name, identity: identity in current)
+
+
+# Which pages each ledger wrote into a folder (``citeledger evidence``): a folder may hold the
+# pages of several ledgers, and one ledger's run removes only its own. Named by a digest of the
+# ledger's path relative to the folder (the same on every machine that holds the project); the
+# file holds that relative path and page names, both public (the index links every page).
+_MANIFEST = ".citeledger-pages-{}.json"
+_MANIFEST_GLOB = ".citeledger-pages-*.json"
+
+
+def remove_unwritten(
+    out_dir: Path, written: Sequence[str], ledger_path: str | os.PathLike[str], keys: Iterable[str]
+) -> int:
+    """``citeledger evidence``: remove this ledger's pages not written now, then record the
+    pages it wrote. Its pages are those its last run recorded, and (from before any record)
+    the pages named by one of its keys that no other ledger's record claims."""
+    import json
+
+    from citeledger.evidence.page import page_slug
+
+    relative = os.path.relpath(os.path.realpath(ledger_path), os.path.realpath(out_dir))
+    mine = out_dir / _MANIFEST.format(sha256_hex(relative)[:16])
+    previous: set[str] = set()
+    others: set[str] = set()
+    for path in out_dir.glob(_MANIFEST_GLOB):
+        try:
+            names = json.loads(path.read_bytes())["pages"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        (previous if path == mine else others).update(str(n) for n in names)
+    slugs = {page_slug(k) for k in keys}
+
+    def is_mine(name: str, identity: tuple[str, str]) -> bool:
+        return name in previous or (name not in others and identity[0] in slugs)
+
+    removed = _remove(out_dir, set(written), is_mine)
+    record = {"ledger": relative, "pages": sorted(written)}
+    write_if_changed(mine, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+    return removed
+
+
+def _remove(
+    out_dir: Path, keep: set[str], superseded: Callable[[str, tuple[str, str]], bool]
+) -> int:
+    """Unlink each evidence page of ``out_dir`` not in ``keep`` that ``superseded`` names."""
     removed = 0
     try:
         names = os.listdir(out_dir)
@@ -242,7 +285,7 @@ def remove_superseded(out_dir: Path, written: Sequence[str], *, every_other: boo
         return 0
     for name in names:
         identity = _page_identity(name)
-        if name in keep or identity is None or not (every_other or identity in current):
+        if name in keep or identity is None or not superseded(name, identity):
             continue
         try:
             os.unlink(out_dir / name)
@@ -351,7 +394,7 @@ def build_evidence_pages(
                     note="FAILED" if page.failed else "checked",
                 )
             result.entries.append(entry)
-    remove_superseded(result.out_dir, result.pages, every_other=True)
+    remove_unwritten(result.out_dir, result.pages, ledger_path, ledger.sources)
     index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
     if write_if_changed(result.out_dir / INDEX_NAME, index):
         result.written += 1

@@ -191,7 +191,8 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
         return _parse(text, name, root)[0]
     from citeledger.ledger import outline
 
-    known = outline.recall(data)
+    where = outline.place(data)
+    known = outline.recall(where)
     sliced = _from_outline(known, text, name, root) if known is not None else None
     if sliced is not None:
         return sliced
@@ -205,7 +206,7 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
             "require": ledger.require_signature,
             "head": ledger.history_head,
         }
-        outline.remember(data, top, spans)
+        outline.remember(where, top, spans)
         assert isinstance(ledger.sources, _LazySources)
         ledger.sources.hold_text(text, spans)
     return ledger

@@ -23,15 +23,18 @@ from citeledger.evidence.derivation import cache_dir, keep
 FORMAT = 1
 
 
-def _path(data: bytes) -> Path:
+def place(data: bytes) -> Path:
+    """Where the outline of exactly these ledger bytes is kept: their sha256, taken once per
+    load and handed to both ``recall`` and ``remember`` (a large ledger's bytes are hashed once
+    on a cold build, not twice)."""
     digest = hashlib.sha256(data).hexdigest()
     return cache_dir() / "ledgers" / digest[:2] / f"{digest}.json"
 
 
-def recall(data: bytes) -> dict[str, Any] | None:
-    """The outline remembered for exactly these ledger bytes, or None."""
+def recall(where: Path) -> dict[str, Any] | None:
+    """The outline remembered at ``place(data)``, or None."""
     try:
-        outline = json.loads(_path(data).read_bytes())
+        outline = json.loads(where.read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(outline, dict) or outline.get("format") != [FORMAT, __version__]:
@@ -41,7 +44,8 @@ def recall(data: bytes) -> dict[str, Any] | None:
     return outline
 
 
-def remember(data: bytes, top: dict[str, Any], sources: dict[str, list[int]]) -> None:
-    """Keep an outline; a cache that cannot be written is skipped (the next build parses)."""
+def remember(where: Path, top: dict[str, Any], sources: dict[str, list[int]]) -> None:
+    """Keep an outline at ``place(data)``; a cache that cannot be written is skipped (the next
+    build parses)."""
     outline = {"format": [FORMAT, __version__], "top": top, "sources": sources}
-    keep(_path(data), json.dumps(outline, ensure_ascii=False).encode("utf-8"))
+    keep(where, json.dumps(outline, ensure_ascii=False).encode("utf-8"))

@@ -13,7 +13,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -113,9 +114,9 @@ def _arxiv_of(item: Mapping[str, Any]) -> str | None:
     return m.group(1) if m else None
 
 
-def _has_no_entry(path: Path) -> bool:
-    """Whether a .bib file holds no ``@type{`` at all (pandoc reads anything as zero entries)."""
-    return re.search(r"@\s*\w+\s*[{(]", path.read_text("utf-8", "replace")) is None
+def _has_no_entry(text: str) -> bool:
+    """Whether a .bib text holds no ``@type{`` at all (pandoc reads anything as zero entries)."""
+    return re.search(r"@\s*\w+\s*[{(]", text) is None
 
 
 def import_bibliography(ledger_path: str, bibliography: str) -> int:
@@ -125,21 +126,21 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
     .bib because pandoc drops it) becomes the source's ``local_copy:``: verify then checks the
     quotes against the writer's copy, and the DOI stays the source's identifier.
     """
-    items = read_bibliography(bibliography)
+    bib = read_bibliography(bibliography)
     led = ledger_mod.load_ledger(ledger_path) if Path(ledger_path).exists() else None
     existing = set(led.sources) if led is not None else set()
-    held, refused = plan_import(ledger_path, items, existing)
+    allow = led.allow_files_outside if led is not None else False
+    keys = {str(i.get("id") or "") for i in bib.items} - existing
+    copies = local_copies(bib, ledger_path, keys, allow)
+    held, refused, notes = plan_import(ledger_path, bib.items, existing, copies)
     for key, why in refused:
         print(visible(f"[WARNING] citeledger: @{key} not imported: {why}"), file=sys.stderr)
-    notes = attach_local_copies(
-        ledger_path, held, bibliography, led.allow_files_outside if led is not None else False
-    )
     for _key, note in notes:
         print(visible(note), file=sys.stderr)
     write_sources(ledger_path, held)
     added, skipped = len(held), len(refused)
-    copies = sum(1 for f in held.values() if "local_copy" in f)
-    with_copies = f"; {copies} with a local copy" if copies else ""
+    n_copies = sum(1 for f in held.values() if "local_copy" in f)
+    with_copies = f"; {n_copies} with a local copy" if n_copies else ""
     print(
         f"citeledger: imported {added} sources into {ledger_path} ({skipped} not imported"
         f"{with_copies})"
@@ -147,40 +148,44 @@ def import_bibliography(ledger_path: str, bibliography: str) -> int:
     return 0
 
 
-def attach_local_copies(
-    ledger_path: str,
-    held: dict[str, dict[str, Any]],
-    bibliography: str,
-    allow_outside: bool = False,
-) -> list[tuple[str, str]]:
-    """Give each entry of ``held`` whose .bib ``file`` field names an existing file inside the
-    project its ``local_copy:`` (relative to the ledger); one note (key, line) per attached
-    file that cannot be used. The entry is imported either way."""
-    bib = Path(bibliography)
-    if bib.suffix.lower() == ".json" or not held:
-        return []
+@dataclass(frozen=True)
+class Bibliography:
+    """A bibliography file read once: its entries as CSL-JSON, and its text (a .bib's raw
+    ``file`` fields are read from it, since pandoc drops them)."""
+
+    path: str
+    items: list[dict[str, Any]]
+    text: str
+
+
+@dataclass(frozen=True)
+class LocalCopy:
+    """What an entry's attached files offer: its ``local_copy:`` (relative to the ledger), or
+    why none can be used; ``where`` is the .bib line a note names."""
+
+    where: str
+    path: str | None
+    why: str | None = None
+
+
+def local_copies(
+    bib: Bibliography, ledger_path: str, keys: Collection[str], allow_outside: bool = False
+) -> dict[str, LocalCopy]:
+    """Each of ``keys`` whose .bib ``file`` field attaches files → the local copy they offer
+    (the first existing file inside the project), or why none; ``plan_import`` validates it
+    with the entry."""
+    if Path(bib.path).suffix.lower() == ".json":
+        return {}
     from citeledger.ledger.bibfiles import file_fields
 
-    attached = file_fields(bib.read_text("utf-8", "replace"))
+    folder = Path(bib.path).parent
     root = Path(os.path.abspath(ledger_path)).parent
-    notes: list[tuple[str, str]] = []
-    for key, fields in held.items():
-        found = attached.get(key)
-        if found is None or not found.attached:
-            continue
-        where = f"{bibliography}:{found.line}"
-        copy, why = _local_copy(found.attached, bib.parent, root, allow_outside)
-        if copy is None:
-            notes.append((key, f"{where}: @{key}: {why}; imported without a local copy"))
-            continue
-        trial = {**fields, "local_copy": copy}
-        try:
-            check_source(ledger_path, key, trial)
-        except LedgerError as e:
-            notes.append((key, f"{where}: @{key}: {e.message}; imported without a local copy"))
-            continue
-        held[key] = trial
-    return notes
+    offers: dict[str, LocalCopy] = {}
+    for key, found in file_fields(bib.text).items():
+        if key in keys and found.attached:
+            copy, why = _local_copy(found.attached, folder, root, allow_outside)
+            offers[key] = LocalCopy(f"{bib.path}:{found.line}", copy, why)
+    return offers
 
 
 def _local_copy(
@@ -222,12 +227,14 @@ def write_sources(ledger_path: str, held: Mapping[str, Mapping[str, Any]]) -> No
             doc["sources"][key] = dict(fields)
 
 
-def read_bibliography(bibliography: str) -> list[dict[str, Any]]:
-    """A BibTeX/BibLaTeX/CSL-JSON file as CSL-JSON items, or one line saying why it cannot be."""
+def read_bibliography(bibliography: str) -> Bibliography:
+    """A BibTeX/BibLaTeX/CSL-JSON file read once, its entries as CSL-JSON items, or one line
+    saying why it cannot be."""
     path = Path(bibliography)
     fix = "give a BibTeX/BibLaTeX .bib file or a CSL-JSON .json file (a list of items)"
+    # binary or not UTF-8: said here, in one line; pandoc reads this text, not the file again
+    text = read_text(path, "the bibliography", fix)
     if path.suffix.lower() == ".json":
-        text = read_text(path, "the bibliography", fix)
         try:
             items = json.loads(text)
         except json.JSONDecodeError as e:
@@ -240,12 +247,13 @@ def read_bibliography(bibliography: str) -> list[dict[str, Any]]:
     else:
         import pypandoc
 
-        read_text(path, "the bibliography", fix)  # binary or not UTF-8: said here, in one line
         reader = "biblatex" if path.suffix.lower() == ".bib" else "bibtex"
         proc = subprocess.run(
-            [pypandoc.get_pandoc_path(), "-f", reader, "-t", "csljson", str(path)],
+            [pypandoc.get_pandoc_path(), "-f", reader, "-t", "csljson"],
+            input=text,
             capture_output=True,
             text=True,
+            encoding="utf-8",
             check=False,
         )
         if proc.returncode != 0:
@@ -256,7 +264,7 @@ def read_bibliography(bibliography: str) -> list[dict[str, Any]]:
                 fix="fix the entry it names",
             )
         items = json.loads(proc.stdout or "[]")
-        if not items and proc.stdout.strip() in ("", "[]") and _has_no_entry(path):
+        if not items and proc.stdout.strip() in ("", "[]") and _has_no_entry(text):
             raise CiteledgerError(
                 "the bibliography has no entries (no @type{key, …} in it)",
                 file=bibliography,
@@ -268,19 +276,24 @@ def read_bibliography(bibliography: str) -> list[dict[str, Any]]:
             file=bibliography,
             fix=fix,
         )
-    return items
+    return Bibliography(bibliography, items, text)
 
 
 def plan_import(
-    ledger_path: str, items: Sequence[Mapping[str, Any]], existing: set[str]
-) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
-    """The entries a ledger can hold (key → fields) and each other entry with its reason.
+    ledger_path: str,
+    items: Sequence[Mapping[str, Any]],
+    existing: set[str],
+    copies: Mapping[str, LocalCopy] | None = None,
+) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The entries a ledger can hold (key → fields), each other entry with its reason, and a
+    note (key, line) for each held entry imported without the local copy its .bib offered.
 
-    Every entry is validated on its own, so one bad entry is skipped and said, never the
-    reason the whole import is refused.
+    Every entry is validated on its own, once (with its local copy when it has one), so one
+    bad entry is skipped and said, never the reason the whole import is refused.
     """
     held: dict[str, dict[str, Any]] = {}
     refused: list[tuple[str, str]] = []
+    notes: list[tuple[str, str]] = []
     for number, item in enumerate(items, 1):
         key = str(item.get("id") or "")
         if not key:
@@ -296,10 +309,23 @@ def plan_import(
         if fields is None:
             refused.append((key, why or "no identifier"))
             continue
+        copy = (copies or {}).get(key)
+        without = copy.why if copy is not None else None
+        if copy is not None and copy.path is not None:
+            trial = {**fields, "local_copy": copy.path}
+            try:
+                check_source(ledger_path, key, trial)
+            except LedgerError as e:
+                without = e.message  # validated again without it, below
+            else:
+                held[key] = trial
+                continue
         try:
             check_source(ledger_path, key, fields)
         except LedgerError as e:
             refused.append((key, e.message + (f" ({e.fix})" if e.fix else "")))
             continue
         held[key] = fields
-    return held, refused
+        if copy is not None and without is not None:
+            notes.append((key, f"{copy.where}: @{key}: {without}; imported without a local copy"))
+    return held, refused, notes

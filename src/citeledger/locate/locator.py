@@ -29,7 +29,9 @@ from rapidfuzz import fuzz
 
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.wordlists import (
+    APPROXIMATOR_PHRASES,
     APPROXIMATORS,
+    FUNCTION_WORDS,
     INSERTIONS,
     NEGATIONS,
     NUMBER_WORDS,
@@ -149,7 +151,10 @@ _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f
 
 
 def _decoded(quote: str) -> str:
-    return html.unescape(quote) if "&" in quote and _ENTITY.search(quote) else quote
+    """Entities typed into the quote decoded, and its accents composed (NFC): "tête" typed
+    as "te\u0302te" is the same text."""
+    q = html.unescape(quote) if "&" in quote and _ENTITY.search(quote) else quote
+    return q if unicodedata.is_normalized("NFC", q) else unicodedata.normalize("NFC", q)
 
 
 def _locate_paged(
@@ -821,6 +826,9 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
         return f"the bracketed '[{content}]' is not in the source"
     if got.lower() == content.lower() or got == f"[{content}]":
         return None
+    if not _ALNUM.search(content):
+        # "[...]", "[…]": an omission's mark, held to the ellipsis rules, never a replacement
+        return f"the bracketed '[{content}]' marks an omission, not words that replace '{got}'"
     said = None if is_reference(content) else first_meaningful(content)  # "[the former]"
     if said is not None:
         return (
@@ -1077,6 +1085,24 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
+    lone = _LETTERS.findall(read)
+    if (
+        len(lone) == 1
+        and lone[0].lower() not in STOPWORDS
+        and lone[0].lower() not in FUNCTION_WORDS
+        and not (sum(c.isupper() for c in lone[0]) >= 2 and _ASIDE.search(read))
+        and not (ended and _SENTENCE_OF_ITS_OWN.search(read))
+    ):
+        # "seemed … of fatigue" of "seemed incapable of fatigue", "a … editor" of "a deputy
+        # editor", "Martino […] filed" of "Martino secretly filed": one content word left out
+        # is a modifier far more often than filler, and no list holds every one (a function
+        # word, "that" or "the" or "oder", an abbreviation's aside, "(URL)", and a sentence of
+        # one word between two the quote marks, "… order. … Proof. … Cars", may go)
+        problems.append(
+            f"the ellipsis leaves out one word ('{lone[0]}'): a word left out alone qualifies "
+            "the words beside it; keep it, or leave out the whole phrase"
+        )
+        return False
     joint = clause_joint(read) if _ALNUM.search(read) else None  # no words left out: no splice
     if joint:
         # "the scheme component is required …; the other components may be empty": the words
@@ -1086,18 +1112,33 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
             "the words after it are another clause's"
         )
         return False
-    last = _LAST_WORD.search(read)
-    if last and last.group(1).lower() in APPROXIMATORS and _NUMBER_NEXT.match(text, y):
-        problems.append(
-            f"the words left out at the ellipsis include '{last.group(1)}', which qualifies the "
-            "number after it"
-        )
-        return False
+    last = _LAST_WORDS.search(read)
+    if last and _number_next(text, y):
+        word = last.group(2).lower()
+        phrase = f"{last.group(1) or ''} {word}".strip().lower()
+        if word in APPROXIMATORS or phrase in APPROXIMATOR_PHRASES:
+            said_word = phrase if phrase in APPROXIMATOR_PHRASES else last.group(2)
+            problems.append(
+                f"the words left out at the ellipsis include '{said_word}', which qualifies the "
+                "number after it"
+            )
+            return False
     return True
 
 
-_LAST_WORD = re.compile(r"([^\W\d_]+)\W*$")
+_SENTENCE_OF_ITS_OWN = re.compile(r"^\W*[^\W\d_]+[.!?:]\W*$")
+_ASIDE = re.compile(r"^\W*[(\[][^()\[\]]*[)\]]\W*$")
+_LAST_WORDS = re.compile(r"(?:([^\W\d_]+)\s+)?([^\W\d_]+)\W*$")
 _NUMBER_NEXT = re.compile(r"\s*[-+\u2212~\u2248$\u20ac\u00a3]?\d")
+_WORD_NEXT = re.compile(r"\s*([^\W\d_]+)")
+
+
+def _number_next(text: str, y: int) -> bool:
+    """Whether a number follows at ``y``: digits, or a number spelled out ("about thirty")."""
+    if _NUMBER_NEXT.match(text, y):
+        return True
+    m = _WORD_NEXT.match(text, y)
+    return m is not None and m.group(1).lower() in NUMBER_WORDS
 
 
 # --- fuzzy candidate and the token-level judgement -------------------------------------------

@@ -37,7 +37,11 @@ DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\uff02\u301d\u3
 # there are fewer pieces to count than words.
 PIECE_MARK = "e"
 # Removed outright: they are invisible and never separate words.
-ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
+ZERO_WIDTH = (
+    "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
+    # the direction marks and isolates a right-to-left page or an editor leaves in a word
+    "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 _QUOTE_TABLE = {ord(c): "'" for c in SINGLE_QUOTES} | {ord(c): '"' for c in DOUBLE_QUOTES}
 _CHAR_TABLE = _QUOTE_TABLE | {ord(c): "-" for c in DASHES} | {ord(c): None for c in ZERO_WIDTH}

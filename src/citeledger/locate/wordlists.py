@@ -90,7 +90,9 @@ DEGREES = _wordset(
     especially particularly notably chiefly mainly primarily alone slightly relatively fairly
     quite very extremely highly significantly considerably substantially marginally former
     formerly originally initially temporarily currently previously recently eventually
-    ultimately finally socalled
+    ultimately finally socalled specifically explicitly officially formally legally publicly
+    technically nominally theoretically effectively virtually practically essentially strictly
+    directly indirectly permanently briefly historically traditionally
     """
 )
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
@@ -119,6 +121,8 @@ NUMBER_WORDS = _wordset(
 # Words that make the number after them approximate or a bound ("about 50", "over 30"): plain
 # prepositions elsewhere, so an omission is refused for one only right before a number.
 APPROXIMATORS = _wordset("about around over under some circa ca within below above beyond upto")
+# ... and the two-word ones ("up to 60FPS"; "as many as", "at least" hold listed words).
+APPROXIMATOR_PHRASES = frozenset({"up to", "close to", "upwards of", "excess of"})
 # Units and scales a number goes on with: a quote that stops before one ("a period of 12" of
 # "12 hours", "scored 82.2" of "82.2%") cuts the number from what it counts.
 UNITS = _wordset(
@@ -129,6 +133,17 @@ UNITS = _wordset(
     ma a mph kph degrees points pts pp bps x
     """
 )
+# Function words of the corpus's other languages (French, Spanish, Portuguese, German, Italian),
+# never a negation: an ellipsis may leave one out alone, as it may "the" or "that".
+FUNCTION_WORDS = _wordset(
+    """
+    de la le les des du un une et ou en au aux dans par pour sur que qui se ce il elle
+    el los las del y o al con por para su es lo
+    os as do da dos das e em na nos nas com um uma
+    der die das den dem des und oder zu im mit von für auf ist ein eine einen auch
+    il lo gli di del della e o con per che un una
+    """
+)
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
 REFERENCES = _wordset(
     """
@@ -136,9 +151,10 @@ REFERENCES = _wordset(
     these those which who whom whose such there here the
     """
 )
-# ... and these, only after one of those ("the former", "the latter"): alone, "former" is an
-# adjective ("former security chief"), a content word like any other.
+# ... and these, only after a determiner ("the former", "this same"): alone, "former" is an
+# adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
+DETERMINERS = _wordset("the this that these those")
 # Brackets that insert nothing of the source and change no word of it.
 INSERTIONS = frozenset({"sic", "sic!", "emphasis added", "emphasis mine", "italics added"})
 # Symbols are tokens: any of these added, dropped or changed is a difference.
@@ -179,7 +195,8 @@ def is_reference(span: str) -> bool:
     if not words:
         return False
     if words[-1] in REFERENCE_TAILS:
-        return len(words) > 1 and all(w in REFERENCES for w in words[:-1])
+        head = words[:-1]
+        return bool(head) and head[-1] in DETERMINERS and all(w in REFERENCES for w in head)
     return all(w in REFERENCES for w in words)
 
 
@@ -234,7 +251,10 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
 _CLAUSE_JOINT = re.compile(
     # a clause joined on (", and the remaining bits"), or a second verb whose object the quote
     # goes on with ("tossed … his hard drive" of "tossed a notebook … and lodged his hard drive")
-    r";|,\s*(?:and|or|nor|but|yet|so|while|whereas)\b|\b(?:and|or)\s+[^\W\d_]+\W*$",
+    r";|,\s*(?:and|or|nor|but|yet|so|while|whereas)\b|\b(?:and|or)\s+[^\W\d_]+\W*$"
+    # or the words after the gap are the other half of an "or" ("call for help or … some
+    # casualties might have been reported")
+    r"|\b(?:or|nor)\W*$",
     re.IGNORECASE,
 )
 

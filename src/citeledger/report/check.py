@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeledger.build.api_version import check_api_version
 from citeledger.build.deep import loads as deep_loads
@@ -25,8 +26,11 @@ from citeledger.inert import visible
 from citeledger.inputs import file_kind
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
-from citeledger.model import Ledger
+from citeledger.model import Judgement
 from citeledger.report.summary import Entry, build_report, summary_text
+
+if TYPE_CHECKING:
+    from citeledger.build.citations import FoundCitation
 
 _READERS = {
     ".md": "markdown",
@@ -108,6 +112,78 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+@dataclass(frozen=True)
+class JudgedDocument:
+    """One document as its build sees it: the AST, the ledger, each citation and its verdict."""
+
+    path: str
+    ast: dict[str, Any]
+    ledger: str
+    judge: Judge
+    citations: list[FoundCitation]
+    judgements: list[Judgement]
+
+
+class DocumentJudges:
+    """The one judging loop of ``check``, ``review`` and ``deps``, so none can disagree with
+    the build: each document read by the build's pandoc, its options read as the filter reads
+    them, its citations found by the one walk and judged by one ``Judge`` per ledger and
+    audience that trusts what the filter trusts (the ledger's and the environment's keys) and
+    what the command line adds. ``finish`` keeps the verdicts for the next build, as the
+    filter does."""
+
+    def __init__(
+        self,
+        *,
+        ledger: str | None = None,
+        from_format: str | None = None,
+        allow_outside: bool = False,
+        audience: str | None = None,
+        trusted_keys: Iterable[str] = (),
+        require_signature: bool = False,
+        validate_all: bool = False,
+    ) -> None:
+        self.ledger = ledger
+        self.from_format = from_format
+        self.allow_outside = allow_outside
+        self.audience = audience
+        self.trusted_keys = tuple(trusted_keys)
+        self.require_signature = require_signature
+        self.validate_all = validate_all
+        self._judges: dict[tuple[str, str | None], Judge] = {}
+
+    def judge(self, doc: str, *, ledger_optional: bool = False) -> JudgedDocument | None:
+        """``doc`` judged; None when ``ledger_optional`` and it names no ledger and the default
+        one is missing (the filter then only warns)."""
+        from citeledger.build.citations import find_citations
+
+        ast = pandoc_json(doc, self.from_format)
+        opts = read_options(ast.get("meta", {}))  # the filter's options, the same way
+        lpath = ledger_for(doc, opts, self.ledger, allow_outside=self.allow_outside)
+        if ledger_optional and not (self.ledger or opts.ledger_given or Path(lpath).exists()):
+            return None
+        who = self.audience or opts.audience
+        judge = self._judges.get((lpath, who))
+        if judge is None:
+            # the cited sources are validated as they are judged; --all validates every one
+            judge = self._judges[(lpath, who)] = Judge(
+                load_ledger(lpath, lazy=not self.validate_all),
+                audience=who,
+                trusted_keys=(*opts.trusted_keys, *self.trusted_keys),
+                require_signature=self.require_signature or opts.require_signature,
+            )
+        found = find_citations(ast)
+        return JudgedDocument(doc, ast, lpath, judge, found, [judge.judge(f.ref) for f in found])
+
+    def finish(self) -> list[str]:
+        """The end of the run: every judge's new verdicts kept; their warnings, in order."""
+        warnings: list[str] = []
+        for judge in self._judges.values():
+            judge.finish()
+            warnings.extend(judge.warnings)
+        return warnings
+
+
 def run_check(docs: Sequence[str], **options: Any) -> int:
     """``check``, in a thread whose stack fits any document pandoc reads (``deep``)."""
     return run_deep(lambda: _run_check(docs, **options))
@@ -141,47 +217,37 @@ def _run_check(
         previous = read_report(since)
     _share_or_refuse("--min-reviewed", min_reviewed, "checked citations with a review")
     _share_or_refuse("--min-coverage", min_coverage, "prose sentences")
-    from citeledger.build.citations import find_citations
     from citeledger.report.coverage import compute_coverage
 
     entries: list[Entry] = []
-    judges: dict[tuple[str, str | None], Judge] = {}
     cov_total = {"prose_sentences": 0, "with_provenance": 0, "unverified": 0}
     without: list[str] = []
-    warnings: list[str] = []
+    judges = DocumentJudges(
+        ledger=ledger,
+        from_format=from_format,
+        allow_outside=allow_outside,
+        audience=audience,
+        trusted_keys=trusted_keys,
+        require_signature=require_signature,
+        validate_all=validate_all,
+    )
     for doc in docs:
-        doc_json = pandoc_json(doc, from_format)
-        opts = read_options(doc_json.get("meta", {}))  # the filter's options, the same way
-        lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
-        who = audience or opts.audience
-        judge = judges.get((lpath, who))
-        if judge is None:
-            # the cited sources are validated as they are judged; --all validates every one
-            led: Ledger = load_ledger(lpath, lazy=not validate_all)
-            judge = Judge(
-                led,
-                audience=who,
-                trusted_keys=(*opts.trusted_keys, *trusted_keys),
-                require_signature=require_signature or opts.require_signature,
-            )
-            judges[(lpath, who)] = judge
-        found_here = find_citations(doc_json)
-        if not found_here and Path(doc).suffix.lower() in _BUILT_OUTPUTS:
+        judged = judges.judge(doc)
+        assert judged is not None  # a ledger is required here
+        if not judged.citations and Path(doc).suffix.lower() in _BUILT_OUTPUTS:
             raise CiteledgerError(
                 "no pandoc citations in it: a built document has none left to judge",
                 file=doc,
                 fix="run check on the source document (the Markdown), not on the output",
             )
-        for found in found_here:
-            entries.append(Entry(doc, found.ref, judge.judge(found.ref), judge.reader))
-        cov = compute_coverage(doc_json)
+        for found, judgement in zip(judged.citations, judged.judgements, strict=True):
+            entries.append(Entry(doc, found.ref, judgement, judged.judge.reader))
+        cov = compute_coverage(judged.ast)
         cov_total["prose_sentences"] += cov.prose_sentences
         cov_total["with_provenance"] += cov.with_provenance
         cov_total["unverified"] += cov.unverified
         without.extend(cov.without_provenance)
-    for judge in judges.values():
-        judge.finish()
-        warnings.extend(judge.warnings)
+    warnings = judges.finish()
     n = cov_total["prose_sentences"]
     coverage: dict[str, Any] = {
         **cov_total,
@@ -196,13 +262,14 @@ def _run_check(
         Path(json_out).write_text(
             json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
-    _write_ci_reports(report, junit_out, sarif_out)
+    lines = _claim_lines(report) if output_format == "github" or junit_out or sarif_out else {}
+    _write_ci_reports(report, lines, junit_out, sarif_out)
     # With --json - the report owns stdout; the readable summary goes to stderr.
     summary_stream = sys.stderr if json_out == "-" else sys.stdout
     if output_format == "github":
-        from citeledger.report.ci import claim_lines, github_commands
+        from citeledger.report.ci import github_commands
 
-        commands = github_commands(report, claim_lines(report["citations"]), warn_only=warn_only)
+        commands = github_commands(report, lines, warn_only=warn_only)
         if commands:
             print(commands, file=summary_stream)
         quiet = True  # the annotations carry the detail; the log keeps the summary line
@@ -264,14 +331,26 @@ def _below_reviewed(reviews: dict[str, Any], min_reviewed: float | None) -> int:
     return 1
 
 
-def _write_ci_reports(report: dict[str, Any], junit_out: str | None, sarif_out: str | None) -> None:
+def _claim_lines(report: dict[str, Any]) -> dict[tuple[str, int], int]:
+    """Each citation's line in its document, found once for every CI format asked for (it
+    reads each document's text again)."""
+    from citeledger.report.ci import claim_lines
+
+    return claim_lines(report["citations"])
+
+
+def _write_ci_reports(
+    report: dict[str, Any],
+    lines: dict[tuple[str, int], int],
+    junit_out: str | None,
+    sarif_out: str | None,
+) -> None:
     """``--junit FILE`` and ``--sarif FILE``, each written atomically."""
     if not junit_out and not sarif_out:
         return
     from citeledger.atomic import atomic_write
-    from citeledger.report.ci import claim_lines, junit_xml, sarif_log
+    from citeledger.report.ci import junit_xml, sarif_log
 
-    lines = claim_lines(report["citations"])
     if junit_out:
         atomic_write(Path(junit_out), junit_xml(report, lines).encode("utf-8"))
     if sarif_out:

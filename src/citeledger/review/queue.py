@@ -1,18 +1,16 @@
 """What awaits review: each checked citation of the documents whose claim has no review that
-holds for its present words, found with the same walk and judge as the build and ``check``."""
+holds for its present words, judged by ``check``'s loop (``DocumentJudges``): the build's walk,
+judge and trust."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citeledger.build.citations import find_citations
-from citeledger.build.options import read_options
 from citeledger.evidence.store import EvidenceReader
 from citeledger.judge import Judge
-from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, Judgement
-from citeledger.report.check import ledger_for, pandoc_json
+from citeledger.report.check import DocumentJudges
 from citeledger.review.status import (
     REVIEWED,
     ReviewStatus,
@@ -51,21 +49,13 @@ def awaiting(
     """The checked citations without a review that holds, in document order; a claim cited
     twice with the same quote is asked once."""
     judged: list[tuple[str, str, CitationRef, Judgement, Judge]] = []
-    judges: dict[str, Judge] = {}
+    judges = DocumentJudges(ledger=ledger, from_format=from_format, allow_outside=allow_outside)
     for doc in docs:
-        doc_json = pandoc_json(doc, from_format)
-        opts = read_options(doc_json.get("meta", {}))
-        lpath = ledger_for(doc, opts, ledger, allow_outside=allow_outside)
-        judge = judges.get(lpath)
-        if judge is None:
-            judge = judges[lpath] = Judge(
-                load_ledger(lpath),
-                audience=opts.audience,
-                trusted_keys=opts.trusted_keys,
-                require_signature=opts.require_signature,
-            )
-        for found in find_citations(doc_json):
-            judged.append((doc, lpath, found.ref, judge.judge(found.ref), judge))
+        found = judges.judge(doc)
+        assert found is not None  # a ledger is required here
+        for citation, judgement in zip(found.citations, found.judgements, strict=True):
+            judged.append((doc, found.ledger, citation.ref, judgement, found.judge))
+    judges.finish()  # the verdicts kept for the next build, as check and the filter keep them
     present = present_claims((j, ref.claim) for _, _, ref, j, _ in judged)
     out: list[Pending] = []
     seen: set[tuple[str, str, int, str]] = set()

@@ -263,6 +263,6 @@ def record(
     host = urlsplit(receipt.url or "").hostname or "local files"
     item = Finished(source, [(index, receipt)], "picked", host)
     (written,) = batch.write([item], [pending] if pending else [])
-    if batch.head:
+    if batch.head and batch.head != batch.head_written:  # the receipts' write may have set it
         _record_head(s.ledger_path, batch.head)
     return written.receipts[0][1]

@@ -1,10 +1,12 @@
-"""Helpers for the filter's tests: pandoc itself turns Markdown into the JSON the filter reads."""
+"""Helpers for the filter's tests: pandoc itself turns Markdown into the JSON the filter reads;
+the builds around it (make, LaTeX, the examples) run as a user runs them."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -124,3 +126,43 @@ def _is_banner(block: dict[str, Any]) -> bool:
             {"t": "RawInline", "c": ["markdown", BANNER_ALERT_MARK]}
         ]
     return False
+
+
+def compile_latex(engine: str, tex: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``engine`` on ``tex`` in its own folder, stopping at the first error (the log on stdout)."""
+    return subprocess.run(
+        [engine, "-halt-on-error", "-interaction=nonstopmode", tex.name],
+        cwd=tex.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
+
+
+def pdf_text(path: Path) -> str:
+    """The text a reader of the PDF sees (PDFium), its whitespace runs made single spaces."""
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(path))
+    try:
+        text = "".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
+    finally:
+        pdf.close()
+    return " ".join(text.split())
+
+
+def copy_example(name: str, folder: Path) -> Path:
+    """A copy of ``examples/NAME`` in ``folder``, without what a build or verify wrote there:
+    the tracked examples are never written."""
+    work = folder / name
+    ignore = shutil.ignore_patterns("build", "public", ".citeledger")
+    shutil.copytree(REPO / "examples" / name, work, ignore=ignore)
+    return work
+
+
+def make(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """GNU make in ``work``, this venv's citeledger and pandoc first on PATH."""
+    return subprocess.run(
+        ["make", *args], cwd=work, capture_output=True, text=True, env=venv_env(), check=False
+    )

@@ -3,22 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "data" / "filter"))
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1] / "data" / "filter"))
 
-# the checkout's shim puts src/ and templates/ in place exactly as for a user
-spec = importlib.util.spec_from_file_location("citeledger_shim", ROOT / "filters" / "citeledger.py")
-assert spec is not None and spec.loader is not None
-shim = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(shim)
-
-from web_judge import WebJudge  # noqa: E402
+from fixture_filter import run  # noqa: E402 (on the path just set)
 
 if __name__ == "__main__":
-    sys.exit(shim.main(judge_factory=WebJudge))
+    sys.exit(run(HERE, "web_judge", "WebJudge"))
