@@ -58,3 +58,25 @@ def confine(
         file=file,
         fix=f"put it inside the project, or allow it: {ALLOW_VAR}=1 or --allow-outside",
     )
+
+
+class RealPaths:
+    """``os.path.realpath`` for many paths in few folders: each folder on the way is resolved
+    once (a thesis's 500 sources and evidence files would be thousands of ``lstat`` calls).
+    Hold one only as long as the folders cannot change under it: one ledger load, one build."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        real = self._known.get(path)
+        if real is None:
+            folder, name = os.path.split(path)
+            if not folder or name in ("", ".", ".."):
+                real = os.path.realpath(path)
+            else:
+                real = os.path.join(self(folder), name)
+                if os.path.islink(real):
+                    real = os.path.realpath(real)
+            self._known[path] = real
+        return real

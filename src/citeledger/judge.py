@@ -13,7 +13,10 @@ most once per build.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from citeledger.build.pinpoints import normalize_locator
@@ -37,6 +40,41 @@ def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
         f"The citation points to {ref.locator}, but the quote it selects stands at "
         f"{quote.locator}: correct the citation or the ledger."
     )
+
+
+# The code a remembered verdict rests on, besides the extractors (their versions are in the
+# evidence): a change to any of these files — a locator rule, an evidence check, how a source's
+# text is read — re-judges.
+_JUDGING_CODE = (
+    "judge.py",
+    "model.py",
+    "ledger/load.py",
+    "ledger/yamlnodes.py",
+    "ledger/identifiers.py",
+    "build/pinpoints.py",
+    "evidence/store.py",
+    "evidence/registry.py",
+    "evidence/derivation.py",
+    "locate/locator.py",
+    "locate/normalize.py",
+    "locate/edits.py",
+    "locate/wordlists.py",
+)
+
+
+@functools.cache
+def code_version() -> str:
+    """citeledger's version and the digest of the judging code's files, once per process."""
+    from citeledger import __version__
+
+    here = Path(__file__).parent
+    digest = hashlib.sha256(__version__.encode())
+    for name in _JUDGING_CODE:
+        try:
+            digest.update((here / name).read_bytes())
+        except OSError:  # a zipped install: its version alone
+            digest.update(name.encode())
+    return digest.hexdigest()
 
 
 def _plural(n: int, word: str) -> str:
@@ -253,17 +291,31 @@ class Judge:
         return verdict(known[0], *known[1], receipt=receipt)
 
     def _index_key(self, key: str, source: Source, quote: Quote, trusted: bool) -> str:
-        """Everything but the evidence a verdict is judged from (``evidence.judgements``)."""
-        from citeledger import __version__
+        """Everything but the evidence a verdict is judged from (``evidence.judgements``).
 
+        The source is its exact text in the ledger (its receipts and quotes are inside it) and
+        the quote its place among the source's quotes, so an edit elsewhere in the ledger — a
+        line inserted above, another source — keeps the entry, while any byte of the source's
+        own changes it. A source without its own text (an eager load, an alias) is keyed by
+        its value, line numbers and all."""
         memo = self._index_keys.get((key, id(quote), trusted))
         if memo is not None and memo[0] is quote:
             return memo[1]
+        from citeledger.ledger.load import source_text
+
+        text = source_text(self.ledger.sources, key)
+        at = next((i for i, q in enumerate(source.quotes) if q is quote), None)
+        made_of: tuple[object, ...] = (
+            ("text", text, at)
+            if text is not None and at is not None
+            else (repr(source), repr(quote))
+        )
         made = JudgementIndex.key(
-            __version__,
+            code_version(),
             key,
-            repr(source),
-            repr(quote),
+            *made_of,
+            self.ledger.root,
+            self.ledger.allow_files_outside,
             trusted,
             self.require_signature,
             str(self.reader.root),

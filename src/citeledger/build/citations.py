@@ -760,13 +760,16 @@ class _Walker:
                 )
             if self.defer_claims and claim == "" and claim_span is None and claim_at is None:
                 self.deferred[self.occurrence] = (block, cite)
-            suffix_text = plain_text(item.get("citationSuffix") or [])
-            selector, suffix_text = parse_selector(suffix_text)
+            suffix = item.get("citationSuffix")
+            selector, locator = None, None  # most citations have no suffix: nothing to read
+            if suffix:
+                selector, suffix_text = parse_selector(plain_text(suffix))
+                pinpoint, _ = parse_locator(suffix_text)
+                locator = pinpoint.raw if pinpoint else None
             selector = selector or stored.get(index)
-            locator, _ = parse_locator(suffix_text)
             ref = CitationRef(
                 key=item.get("citationId", ""),
-                locator=locator.raw if locator else None,
+                locator=locator,
                 selector=selector,
                 mode=(item.get("citationMode") or {}).get("t", "NormalCitation"),
                 claim=claim,

@@ -66,7 +66,6 @@ ones their frame (their uses are guarded so the build still succeeds).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -78,6 +77,7 @@ from urllib.parse import quote
 from citeledger.build.api_version import check_api_version
 from citeledger.build.citations import crossref_prefixes, resolve, scan_document, strip_selector
 from citeledger.build.citeproc_order import citeproc_warnings
+from citeledger.build.deep import dumps as deep_dumps
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
 from citeledger.build.names import ALERT_MARK, PREFIX
@@ -592,11 +592,7 @@ def _filter(
     for warning in result.warnings:
         err.write(visible(f"[WARNING] citeledger: {warning}") + "\n")
     if result.changed:
-        # a pandoc AST is a tree: skipping the cycle check halves the time of writing it
-        text = json.dumps(
-            result.doc, ensure_ascii=False, check_circular=False, separators=(",", ":")
-        )
-        out.write(text.encode())
+        out.write(deep_dumps(result.doc))
     else:
         out.write(raw)
     out.flush()

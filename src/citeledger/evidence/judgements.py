@@ -3,12 +3,13 @@
 Judging a receipt means parsing its WARC evidence, re-deriving or recalling its text and
 running the locator again. Between two builds nothing of that changes unless the ledger or the
 evidence does, so a verdict is remembered here, in the evidence store (``judgements/``), under a
-key made of everything it was judged from except the evidence (the source and its receipts as
-the ledger holds them, the quote, the trust settings, the citeledger and locator version), with
-the sha256 of every evidence file it read. An entry is used only when the key is the same and
-every one of those files still hashes to what it recorded: hashing a file is cheap, parsing it
-is not. So an edited, missing or swapped evidence file, or any change to the ledger's source,
-re-judges from scratch on the very build that sees it.
+key made of everything it was judged from except the evidence (the source's exact text in the
+ledger, its receipts included, the quote's place in it, the trust settings, the digest of the
+judging code: ``Judge._index_key``), with the sha256 of every evidence file it read. An entry
+is used only when the key is the same and every one of those files still hashes to what it
+recorded: hashing a file is cheap, parsing it is not. So an edited, missing or swapped
+evidence file, or any change to the source's text, re-judges from scratch on the very build
+that sees it; an edit elsewhere in the ledger does not.
 
 The store is the writer's folder, often committed, so an entry could be written by anyone: each
 entry carries an HMAC under a secret kept in the user's cache (``CITELEDGER_CACHE_DIR``),
@@ -29,6 +30,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from citeledger.atomic import atomic_write
 from citeledger.evidence.derivation import cache_dir
@@ -76,8 +79,17 @@ def _secret() -> bytes | None:
 
 
 def _seal(secret: bytes, key: str, body: dict[str, Any]) -> str:
-    text = json.dumps([key, body], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    """The entry's HMAC-SHA256 over its compact, key-sorted JSON (orjson writes the same bytes
+    as ``json.dumps(sort_keys=True, ensure_ascii=False)``, in a third of the time: a thesis
+    checks 500 seals a build)."""
+    text = orjson.dumps([key, body], option=orjson.OPT_SORT_KEYS)
+    return hmac.digest(secret, text, "sha256").hex()
+
+
+def _shard_name(key: str) -> str:
+    """An entry's shard: 16 of them (a build reads each shard it needs whole; a thesis's 500
+    entries in 256 shards were 220 files to open, in 16 they are 16)."""
+    return key[:1]
 
 
 @dataclass
@@ -103,11 +115,11 @@ class JudgementIndex:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def _shard(self, key: str) -> dict[str, Any]:
-        name = key[:2]
+        name = _shard_name(key)
         shard = self._shards.get(name)
         if shard is None:
             try:
-                data = json.loads((self.root / FOLDER / f"{name}.json").read_bytes())
+                data = orjson.loads((self.root / FOLDER / f"{name}.json").read_bytes())
             except (OSError, ValueError):
                 data = {}
             shard = self._shards[name] = data if isinstance(data, dict) else {}
@@ -123,7 +135,11 @@ class JudgementIndex:
             return None
         body = {k: v for k, v in entry.items() if k != "mac"}
         mac = entry.get("mac")
-        if not isinstance(mac, str) or not hmac.compare_digest(mac, _seal(self.secret, key, body)):
+        try:
+            sealed = _seal(self.secret, key, body)
+        except TypeError:  # a value orjson cannot write (too deep, too large): not ours
+            return None
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, sealed):
             return None
         try:
             files = tuple((str(p), str(d)) for p, d in body["files"])
@@ -142,7 +158,7 @@ class JudgementIndex:
         }
         entry = {**body, "mac": _seal(self.secret, key, body)}
         if self._shard(key).get(key) != entry:
-            self._new.setdefault(key[:2], {})[key] = entry
+            self._new.setdefault(_shard_name(key), {})[key] = entry
 
     def save(self) -> None:
         """Write the shards that gained entries, merged with what is on disk now (another build

@@ -30,7 +30,6 @@ import os
 import secrets
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 
 from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir
+from citeledger.confine import RealPaths
 from citeledger.model import Extracted, Retrieval
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -156,6 +156,8 @@ class EvidenceStore:
         leaves = [f for f in folders if f != self.root]
         # Up to 256 digest folders a batch: fsynced side by side (the disk commits them together),
         # then the root, which holds any new one.
+        from concurrent.futures import ThreadPoolExecutor  # a write's: no build pays its import
+
         with ThreadPoolExecutor(min(8, len(leaves) or 1)) as threads:
             list(threads.map(fsync_dir, leaves))
         if self.root in folders:
@@ -545,6 +547,7 @@ class EvidenceReader:
         self._cache: dict[str, LoadedEvidence] = {}
         self._digests: dict[str, str | None] = {}
         self._chain: History | None = None
+        self._real = RealPaths()  # each folder resolved once per build
 
     def digest(self, rel: str) -> str | None:
         """The sha256 of an evidence file's bytes (None: missing, unreadable or outside the
@@ -599,16 +602,13 @@ class EvidenceReader:
         return cached
 
     def _resolve(self, rel: str) -> Path | None:
-        p = (self.root / rel).resolve()
-        try:
-            p.relative_to(self._real_root)
-        except ValueError:
-            return None
-        return p
+        real = self._real(os.path.join(self.root, rel))
+        inside = self._real_root if self._real_root.endswith(os.sep) else self._real_root + os.sep
+        return Path(real) if real == self._real_root or real.startswith(inside) else None
 
     @cached_property
-    def _real_root(self) -> Path:
-        return self.root.resolve()
+    def _real_root(self) -> str:
+        return os.path.realpath(self.root)
 
     def _load(self, rel: str) -> LoadedEvidence:
         ev = LoadedEvidence(path=rel)

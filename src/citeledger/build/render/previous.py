@@ -161,7 +161,7 @@ class _Stripper:
                     continue
             elif t == "Div":
                 if _OUR_BLOCKS.intersection(el["c"][0][1]):
-                    if _has_cite(el):  # not ours: the writer's blocks stay, judged like any other
+                    if _has_cite(el["c"][1]):  # not ours: the writer's blocks stay, judged
                         kept_blocks = _without_ours(el)
                         out += kept_blocks
                         made += kept_blocks
@@ -176,7 +176,7 @@ class _Stripper:
                     made += unwrapped
                     continue
                 if _OUR_INLINES.intersection(classes):
-                    if _has_cite(el):
+                    if _has_cite(el["c"][1]):  # content: attributes hold no element
                         kept_inlines = _without_ours(el)
                         out += kept_inlines
                         made += kept_inlines
