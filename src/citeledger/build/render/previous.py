@@ -29,7 +29,6 @@ markers are not undone (a marked marker is skipped by the walk), header-includes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -98,27 +97,45 @@ class _Stripper:
         if isinstance(node, list):
             if not node:
                 return
-            types = _types(node)
-            if types is None:  # not a list of elements: looked at one by one
+            at = _entered(node)
+            if at is None:  # not a list of elements: looked at one by one
                 edited, inner = self._look(node)
-            else:  # a list of elements: searched at C speed, by their type names
-                found = set(types) - _LEAVES
-                if not found:
+            else:  # a list of elements: only the positions of its non-leaves are looked at
+                if not at:
                     return
-                at = sorted(i for t in found for i in _indices(types, t))
-                edited = [i for i in at if types[i] in _EDITED]
-                inner = [node[i] for i in at if types[i] not in _EDITED]
+                edited = [i for i in at if node[i]["t"] in _EDITED]
+                inner = [node[i] for i in at if node[i]["t"] not in _EDITED]
             if edited:
                 node[:], made = self._edit(node, edited)
                 inner += made
             for child in inner:
                 if isinstance(child, dict) and len(child) == 2 and "t" in child:
+                    if child["t"] == "Cite":
+                        self.cite(child["c"])
+                        continue
                     child = child.get("c")  # an element: only its content can hold lists
                 self.value(child)
         elif isinstance(node, dict):
             for child in node.values():
                 if isinstance(child, (list, dict)):
                     self.value(child)
+
+    def cite(self, c: Json) -> None:
+        """A Cite's content: only its items' prefixes and suffixes and its inlines hold
+        elements (its ids, modes and numbers do not), and most of those lists are empty."""
+        if not (isinstance(c, list) and len(c) == 2 and isinstance(c[0], list)):
+            self.value(c)  # not the Cite pandoc writes: looked at whole
+            return
+        for item in c[0]:
+            if not isinstance(item, dict):
+                self.value(item)
+                continue
+            prefix, suffix = item.get("citationPrefix"), item.get("citationSuffix")
+            if prefix:
+                self.value(prefix)
+            if suffix:
+                self.value(suffix)
+        self.value(c[1])
 
     @staticmethod
     def _look(node: list[Json]) -> tuple[list[int], list[Json]]:
@@ -205,25 +222,15 @@ class _Stripper:
         return _without_ours(span)
 
 
-def _types(node: list[Json]) -> list[str] | None:
-    """The type names of a list of elements, or None for any other list."""
-    if not node or not isinstance(node[0], dict) or "t" not in node[0]:
+def _entered(node: list[Json]) -> list[int] | None:
+    """The positions of the elements of ``node`` that are not leaves, or None when ``node`` is
+    not a list of elements (one comprehension over the type names: the cheapest pass found)."""
+    if not isinstance(node[0], dict) or "t" not in node[0]:
         return None
     try:
-        return list(map(_TYPE, node))
+        return [i for i, t in enumerate(map(_TYPE, node)) if t not in _LEAVES]
     except (TypeError, KeyError):
         return None
-
-
-def _indices(items: list[str], item: str) -> Iterator[int]:
-    """Every position of ``item`` in ``items`` (the search itself at C speed)."""
-    at = -1
-    try:
-        while True:
-            at = items.index(item, at + 1)
-            yield at
-    except ValueError:
-        return
 
 
 def _without_ours(node: Json) -> list[Json]:
