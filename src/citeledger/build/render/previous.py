@@ -177,7 +177,7 @@ class _Stripper:
                 if is_alert(el) and not _has_cite(el):
                     continue
             elif t == "Div":
-                if _OUR_BLOCKS.intersection(el["c"][0][1]):
+                if not _OUR_BLOCKS.isdisjoint(el["c"][0][1]):
                     if _has_cite(el["c"][1]):  # not ours: the writer's blocks stay, judged
                         kept_blocks = _without_ours(el)
                         out += kept_blocks
@@ -185,19 +185,21 @@ class _Stripper:
                     continue
             else:  # a Span
                 kept = el  # a Span not undone stays as it was, its attributes hidden or not
-                el = revealed(el)  # a Markdown build's Span: its attributes where they go
+                attr = el["c"][0]
+                if not (attr[0] or attr[1] or attr[2]):  # only such a Span hides attributes
+                    el = revealed(el)  # a Markdown build's Span: its attributes where they go
                 classes = el["c"][0][1]
                 if PROCESSED_CLASS in classes:
                     unwrapped = self.unwrap(el)
                     out += unwrapped
                     made += unwrapped
                     continue
-                if _OUR_INLINES.intersection(classes):
-                    if _has_cite(el["c"][1]):  # content: attributes hold no element
+                if not _OUR_INLINES.isdisjoint(classes):
+                    if el["c"][1] and _has_cite(el["c"][1]):  # attributes hold no element
                         kept_inlines = _without_ours(el)
                         out += kept_inlines
                         made += kept_inlines
-                    elif _SPACED.intersection(classes) and out and out[-1].get("t") in _BLANKS:
+                    elif not _SPACED.isdisjoint(classes) and out and out[-1].get("t") in _BLANKS:
                         out.pop()  # a Markdown writer may have wrapped the line there
                     continue
                 if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
