@@ -114,6 +114,8 @@ class _Stripper:
                         self.cite(child["c"])
                         continue
                     child = child.get("c")  # an element: only its content can hold lists
+                    if type(child) is list and len(child) == 1 and _is_str(child[0]):
+                        continue  # *a word*: one Str, nothing to edit
                 self.value(child)
         elif isinstance(node, dict):
             for child in node.values():
