@@ -219,8 +219,8 @@ class _Stripper:
         """A wrapper's content without the filter's inlines, its stored selectors restored."""
         content = span["c"][1]
         selectors = stored_selectors(span)
-        cites = [el for el in content if isinstance(el, dict) and el.get("t") == "Cite"]
-        if selectors and cites:
+        cites = [el for el in content if _is_cite(el)] if selectors else []
+        if cites:
             items = citation_items(cites[0], self.prefixes)
             for index, selector in selectors.items():
                 if index < len(items):
