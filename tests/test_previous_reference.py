@@ -36,6 +36,7 @@ HAND_MADE = [
     "> [!CAUTION]\n> an alert\n\n- item [A]{.citeledger-source} `code` $x$\n",
     "| a [@st-stale] |\n|---|\n| [b]{.citeledger-evidence} |\n\n"
     "Note.^[[@st-checked]{.citeledger-cite}]",
+    "A claim [see [y]{.citeledger-flag} @st-stale, p. 3 [x]{.citeledger-flag}].",
 ]
 
 
@@ -68,3 +69,35 @@ def test_the_cheap_walk_matches_the_old_on_hand_made_output(markdown: str, fmt: 
     run = run_main(raw, fmt, judge_factory=FixtureJudge)  # and once more, on a run's output
     old, new = _both(json.loads(run.out))
     assert new == old
+
+
+def _span(ident: str, classes: list[str], content: list) -> dict:
+    return {"t": "Span", "c": [[ident, classes, []], content]}
+
+
+def _forged_wrappers(cite: dict) -> list[dict]:
+    """Wrappers near the usual shape (claim anchor, Cite) that the quick path must not take
+    for it, and the usual shape around a Cite whose content holds a flag."""
+    anchor = _span("citeledger-claim-1", ["citeledger-claim"], [])
+    word = {"t": "Str", "c": "words"}
+    flagged = copy.deepcopy(cite)
+    flagged["c"][1] = [_span("", ["citeledger-flag"], [word])]
+    return [
+        _span("", ["citeledger-cite"], [copy.deepcopy(anchor), copy.deepcopy(cite)]),
+        _span("", ["citeledger-cite"], [_span("", ["citeledger-claim"], [word, cite]), cite]),
+        _span("", ["citeledger-cite"], [_span("", ["citeledger-cite"], []), cite]),
+        _span("", ["citeledger-cite"], [_span("", ["writer"], []), cite]),
+        _span("", ["citeledger-cite"], [_span("", [], []), cite]),
+        _span("", ["citeledger-cite", "mine"], [copy.deepcopy(anchor), flagged]),
+        flagged,
+    ]
+
+
+def test_the_cheap_walk_matches_the_old_on_forged_wrappers() -> None:
+    doc = json.loads(pandoc_bytes("A claim [@st-stale]."))
+    para = doc["blocks"][0]["c"]
+    cite = next(el for el in para if el["t"] == "Cite")
+    para[:] = [el for w in _forged_wrappers(cite) for el in (w, {"t": "Space"})]
+    old, new = _both(doc)
+    assert new == old
+    assert "citeledger-flag" not in new  # even inside a Cite's content

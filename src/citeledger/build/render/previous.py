@@ -29,7 +29,6 @@ markers are not undone (a marked marker is skipped by the walk), header-includes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -98,27 +97,50 @@ class _Stripper:
         if isinstance(node, list):
             if not node:
                 return
-            types = _types(node)
-            if types is None:  # not a list of elements: looked at one by one
+            at = _entered(node)
+            if at is None:  # not a list of elements: looked at one by one
                 edited, inner = self._look(node)
-            else:  # a list of elements: searched at C speed, by their type names
-                found = set(types) - _LEAVES
-                if not found:
+            else:  # a list of elements: only the positions of its non-leaves are looked at
+                if not at:
                     return
-                at = sorted(i for t in found for i in _indices(types, t))
-                edited = [i for i in at if types[i] in _EDITED]
-                inner = [node[i] for i in at if types[i] not in _EDITED]
+                edited = [i for i in at if node[i]["t"] in _EDITED]
+                inner = [node[i] for i in at if node[i]["t"] not in _EDITED]
             if edited:
                 node[:], made = self._edit(node, edited)
                 inner += made
             for child in inner:
                 if isinstance(child, dict) and len(child) == 2 and "t" in child:
+                    if child["t"] == "Cite":
+                        self.cite(child["c"])
+                        continue
                     child = child.get("c")  # an element: only its content can hold lists
+                    if type(child) is list and len(child) == 1 and _is_str(child[0]):
+                        continue  # *a word*: one Str, nothing to edit
                 self.value(child)
         elif isinstance(node, dict):
             for child in node.values():
                 if isinstance(child, (list, dict)):
                     self.value(child)
+
+    def cite(self, c: Json) -> None:
+        """A Cite's content: only its items' prefixes and suffixes and its inlines hold
+        elements (its ids, modes and numbers do not), and most of those lists are empty."""
+        if not (isinstance(c, list) and len(c) == 2 and isinstance(c[0], list)):
+            self.value(c)  # not the Cite pandoc writes: looked at whole
+            return
+        for item in c[0]:
+            if not isinstance(item, dict):
+                self.value(item)
+                continue
+            prefix, suffix = item.get("citationPrefix"), item.get("citationSuffix")
+            if prefix:
+                self.value(prefix)
+            if suffix:
+                self.value(suffix)
+        inlines = c[1]
+        if isinstance(inlines, list) and len(inlines) == 1 and _is_str(inlines[0]):
+            return  # pandoc's usual content, "[@key]": one Str, nothing to edit
+        self.value(inlines)
 
     @staticmethod
     def _look(node: list[Json]) -> tuple[list[int], list[Json]]:
@@ -160,7 +182,7 @@ class _Stripper:
                 if is_alert(el) and not _has_cite(el):
                     continue
             elif t == "Div":
-                if _OUR_BLOCKS.intersection(el["c"][0][1]):
+                if not _OUR_BLOCKS.isdisjoint(el["c"][0][1]):
                     if _has_cite(el["c"][1]):  # not ours: the writer's blocks stay, judged
                         kept_blocks = _without_ours(el)
                         out += kept_blocks
@@ -168,19 +190,21 @@ class _Stripper:
                     continue
             else:  # a Span
                 kept = el  # a Span not undone stays as it was, its attributes hidden or not
-                el = revealed(el)  # a Markdown build's Span: its attributes where they go
+                attr = el["c"][0]
+                if not (attr[0] or attr[1] or attr[2]):  # only such a Span hides attributes
+                    el = revealed(el)  # a Markdown build's Span: its attributes where they go
                 classes = el["c"][0][1]
                 if PROCESSED_CLASS in classes:
                     unwrapped = self.unwrap(el)
                     out += unwrapped
                     made += unwrapped
                     continue
-                if _OUR_INLINES.intersection(classes):
-                    if _has_cite(el["c"][1]):  # content: attributes hold no element
+                if not _OUR_INLINES.isdisjoint(classes):
+                    if el["c"][1] and _has_cite(el["c"][1]):  # attributes hold no element
                         kept_inlines = _without_ours(el)
                         out += kept_inlines
                         made += kept_inlines
-                    elif _SPACED.intersection(classes) and out and out[-1].get("t") in _BLANKS:
+                    elif not _SPACED.isdisjoint(classes) and out and out[-1].get("t") in _BLANKS:
                         out.pop()  # a Markdown writer may have wrapped the line there
                     continue
                 if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
@@ -195,35 +219,50 @@ class _Stripper:
         """A wrapper's content without the filter's inlines, its stored selectors restored."""
         content = span["c"][1]
         selectors = stored_selectors(span)
-        cites = [el for el in content if isinstance(el, dict) and el.get("t") == "Cite"]
-        if selectors and cites:
+        cites = [el for el in content if _is_cite(el)] if selectors else []
+        if cites:
             items = citation_items(cites[0], self.prefixes)
             for index, selector in selectors.items():
                 if index < len(items):
                     _restore_selector(items[index], selector)
-        span["c"][1] = self.elements(content)
+        if len(content) == 2 and _is_anchor(content[0]) and _is_cite(content[1]):
+            span["c"][1] = [content[1]]  # the usual wrapper: what elements() makes of it
+        else:
+            span["c"][1] = self.elements(content)
         return _without_ours(span)
 
 
-def _types(node: list[Json]) -> list[str] | None:
-    """The type names of a list of elements, or None for any other list."""
-    if not node or not isinstance(node[0], dict) or "t" not in node[0]:
+def _entered(node: list[Json]) -> list[int] | None:
+    """The positions of the elements of ``node`` that are not leaves, or None when ``node`` is
+    not a list of elements (one comprehension over the type names: the cheapest pass found)."""
+    if not isinstance(node[0], dict) or "t" not in node[0]:
         return None
     try:
-        return list(map(_TYPE, node))
+        return [i for i, t in enumerate(map(_TYPE, node)) if t not in _LEAVES]
     except (TypeError, KeyError):
         return None
 
 
-def _indices(items: list[str], item: str) -> Iterator[int]:
-    """Every position of ``item`` in ``items`` (the search itself at C speed)."""
-    at = -1
-    try:
-        while True:
-            at = items.index(item, at + 1)
-            yield at
-    except ValueError:
-        return
+def _is_str(el: Json) -> bool:
+    return isinstance(el, dict) and el.get("t") == "Str"
+
+
+def _is_cite(el: Json) -> bool:
+    return isinstance(el, dict) and el.get("t") == "Cite"
+
+
+def _is_anchor(el: Json) -> bool:
+    """A claim anchor as ``_edit`` drops it at the start of a list: a Span of the filter's
+    inline classes (not a wrapper, so none of its hidden ones either) and no content."""
+    if not (isinstance(el, dict) and el.get("t") == "Span"):
+        return False
+    (_, classes, _), content = el["c"]
+    return (
+        not content
+        and bool(classes)
+        and PROCESSED_CLASS not in classes
+        and not _OUR_INLINES.isdisjoint(classes)
+    )
 
 
 def _without_ours(node: Json) -> list[Json]:
