@@ -175,9 +175,15 @@ class EvidencePageSet:
     over the others.
     """
 
-    def __init__(self, reader: EvidenceReader, out_dir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        reader: EvidenceReader,
+        out_dir: str | os.PathLike[str],
+        rendered: RenderedPages | None = None,
+    ) -> None:
         self.reader = reader
         self.out_dir = Path(out_dir)
+        self.rendered = rendered
         self._pages: dict[str, tuple[Judgement, str, list[tuple[str, str]]]] = {}
 
     def add(
@@ -197,6 +203,8 @@ class EvidencePageSet:
     def write(self) -> list[str]:
         """Write every page collected, removing the pages they supersede; returns their names in
         the order first added."""
+        if self.rendered is not None:
+            return self.rendered.write(self)
         written: list[str] = []
         for judgement, key, links in self._pages.values():
             name = write_evidence_page(
@@ -205,6 +213,71 @@ class EvidencePageSet:
             if name is not None:
                 written.append(name)
         remove_superseded(self.out_dir, written)
+        return written
+
+    def collected(self) -> list[tuple[Judgement, str, list[tuple[str, str]]]]:
+        return list(self._pages.values())
+
+
+class RenderedPages:
+    """The evidence pages of a batch of builds (``citeledger build``), each rendered once.
+
+    Every page of a site that cites a quote links its evidence page, and each build writes it
+    as a lone filter run would (the folder ends byte for byte the same); what is not repeated
+    is the rendering, the heavy part (the evidence record read, its text checked, the snapshot
+    embedded): a page is rendered once per distinct judgement and kept for the batch, and a
+    file this batch already wrote with those very bytes is not read back to compare. The
+    batch's evidence is taken as first read (``build.batch.HeldEvidence``), so the same
+    judgement renders the same bytes on every page."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]] = {}
+        self._on_disk: dict[Path, str] = {}  # what this batch wrote there, by the very str
+
+    def render(
+        self,
+        judgement: Judgement,
+        reader: EvidenceReader,
+        *,
+        key: str,
+        back_links: Sequence[tuple[str, str]],
+    ) -> tuple[str, str] | None:
+        """(name, html) of the judgement's page, rendered on first request only."""
+        receipt = page_receipt(judgement)
+        if receipt is None:
+            return None
+        name = evidence_page_name(receipt, key)
+        links = tuple(back_links)
+        made = self._made.setdefault(name, [])
+        for j, k, ls, text in made:
+            if k == key and ls == links and j == judgement:
+                return name, text
+        page = render_page(judgement, reader, key=key, back_links=links)
+        if page is None:  # pragma: no cover - page_receipt answered above
+            return None
+        made.append((judgement, key, links, page.html))
+        return name, page.html
+
+    def write(self, pages: EvidencePageSet) -> list[str]:
+        """``EvidencePageSet.write`` for one build of the batch: the same files, the same
+        removals, the rendering shared."""
+        folder = Path(os.path.realpath(pages.out_dir))  # one folder however it is named
+        written: list[str] = []
+        for judgement, key, links in pages.collected():
+            made = self.render(judgement, pages.reader, key=key, back_links=links)
+            if made is None:
+                continue
+            name, text = made
+            if self._on_disk.get(folder / name) is not text:
+                write_if_changed(pages.out_dir / name, text)
+                self._on_disk[folder / name] = text
+            written.append(name)
+        remove_superseded(pages.out_dir, written)
+        current = {_page_identity(n) for n in written}
+        keep = set(written)
+        for path in [p for p in self._on_disk if p.parent == folder]:
+            if path.name not in keep and _page_identity(path.name) in current:
+                del self._on_disk[path]  # removed as superseded: written again if needed
         return written
 
 
