@@ -421,28 +421,15 @@ def _verified_ledgers(tmp_path: Path) -> None:
     later, both keeping their evidence in ``tmp_path/.citeledger``."""
     from citeledger.evidence.store import EvidenceStore
     from citeledger.ledger import append_receipts, load_ledger
-    from citeledger.model import Retrieval
-    from citeledger.verify.receipts import receipts_for_retrieval
-    from test_evidence_pages import make_ledger
+    from test_evidence_pages import make_ledger, verified
 
     one = make_ledger(tmp_path).rename(tmp_path / "one.yaml")
     two = tmp_path / "two.yaml"
     two.write_bytes(one.read_bytes())
     ledger = load_ledger(two)
-    source = ledger.sources["hchm"]
-    retrieval = Retrieval(
-        identifier=source.identifier,
-        requested_url=source.identifier.value,
-        url=source.identifier.value,
-        status=200,
-        content_type="text/html; charset=utf-8",
-        body=MANUAL,
-        retrieved_at="2026-08-04T10:00:00Z",
-    )
     store = EvidenceStore(ledger.evidence_dir)
-    append_receipts(
-        two, [("hchm", i, r) for i, r in receipts_for_retrieval(source, retrieval, store)]
-    )
+    at = "2026-08-04T10:00:00Z"
+    append_receipts(two, verified(ledger.sources["hchm"], "hchm", MANUAL, store, at))
 
 
 def _page_doc(ledger: str, cite: str, pandoc_path: str) -> dict[str, object]:
