@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import quote as _quote
 
 from citeledger import __version__
-from citeledger.atomic import atomic_write
+from citeledger.atomic import atomic_write, fsync_dir
 from citeledger.evidence.page import (
     CSP,
     bundle_problems,
@@ -145,6 +145,7 @@ def write_evidence_page(
     *,
     key: str,
     back_links: Sequence[tuple[str, str]] = (),
+    folder_sync: bool = True,
 ) -> str | None:
     """Write the page of the judgement's receipt into ``out_dir``; return its file name.
 
@@ -155,7 +156,7 @@ def write_evidence_page(
     page = render_page(judgement, reader, key=key, back_links=back_links)
     if page is None:
         return None
-    write_if_changed(Path(out_dir) / page.name, page.html)
+    write_if_changed(Path(out_dir) / page.name, page.html, folder_sync=folder_sync)
     return page.name
 
 
@@ -208,10 +209,12 @@ class EvidencePageSet:
         written: list[str] = []
         for judgement, key, links in self._pages.values():
             name = write_evidence_page(
-                judgement, self.reader, self.out_dir, key=key, back_links=links
+                judgement, self.reader, self.out_dir, key=key, back_links=links, folder_sync=False
             )
             if name is not None:
                 written.append(name)
+        if written:  # the folder once for all its new names, before the document links them
+            fsync_dir(self.out_dir)
         remove_superseded(self.out_dir, written)
         return written
 
@@ -263,15 +266,18 @@ class RenderedPages:
         removals, the rendering shared."""
         folder = Path(os.path.realpath(pages.out_dir))  # one folder however it is named
         written: list[str] = []
+        changed = False
         for judgement, key, links in pages.collected():
             made = self.render(judgement, pages.reader, key=key, back_links=links)
             if made is None:
                 continue
             name, text = made
             if self._on_disk.get(folder / name) is not text:
-                write_if_changed(pages.out_dir / name, text)
+                changed |= write_if_changed(pages.out_dir / name, text, folder_sync=False)
                 self._on_disk[folder / name] = text
             written.append(name)
+        if changed:  # the folder once for all its new names, before the document links them
+            fsync_dir(pages.out_dir)
         remove_superseded(pages.out_dir, written)
         current = {_page_identity(n) for n in written}
         keep = set(written)
@@ -371,8 +377,9 @@ def _remove(
 # --- files -------------------------------------------------------------------------------------
 
 
-def write_if_changed(target: Path, text: str) -> bool:
-    """Atomically replace ``target`` with ``text`` unless it already holds exactly that."""
+def write_if_changed(target: Path, text: str, *, folder_sync: bool = True) -> bool:
+    """Atomically replace ``target`` with ``text`` unless it already holds exactly that;
+    ``folder_sync=False``: the caller fsyncs the folder once for many files."""
     data = text.encode("utf-8")
     try:
         if target.read_bytes() == data:
@@ -380,7 +387,7 @@ def write_if_changed(target: Path, text: str) -> bool:
     except OSError:
         pass
     # pages are published beside the document: readable by the web server
-    atomic_write(target, data, mode=0o644)
+    atomic_write(target, data, mode=0o644, folder_sync=folder_sync)
     return True
 
 
