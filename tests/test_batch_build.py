@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -464,7 +465,17 @@ def test_a_batch_renders_each_evidence_page_once_and_writes_what_lone_runs_write
             links.append([str(i.evidence) for i in result.items])
         return links
 
+    build("alone", None)
+    name = next(iter(_folder(tmp_path / "alone")))  # an older verify's page of the quote
+    stale = re.sub(r"-[0-9A-Za-z]{1,20}-(?=[0-9a-f]{12}-)", "-20250101t000000z-", name)
+    assert stale != name
+    for folder in ("alone", "batch"):
+        shutil.rmtree(tmp_path / folder, ignore_errors=True)
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / stale).write_text("an older page")
+        (tmp_path / folder / "notes.txt").write_text("not a page")
     alone = build("alone", None)
+    assert stale not in _folder(tmp_path / "alone")
     rendered: list[str] = []
     real = publish.render_page
 
@@ -476,7 +487,7 @@ def test_a_batch_renders_each_evidence_page_once_and_writes_what_lone_runs_write
     batch = build("batch", HeldEvidence())
     assert [[link.replace("batch/", "alone/") for link in page] for page in batch] == alone
     assert _folder(tmp_path / "batch") == _folder(tmp_path / "alone")
-    assert len(_folder(tmp_path / "batch")) == 1  # the older page, written again at the end
+    assert len(_folder(tmp_path / "batch")) == 2  # notes, and the older receipt's page again
     assert len(rendered) == 2  # one page per receipt, whatever the number of citing pages
 
 

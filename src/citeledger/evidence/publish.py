@@ -23,6 +23,7 @@ import html
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote as _quote
@@ -222,20 +223,29 @@ class EvidencePageSet:
         return list(self._pages.values())
 
 
+@dataclass
+class _Folder:
+    """An evidence folder as a batch found it and changed it (a batch is one build: nothing
+    else writes there meanwhile)."""
+
+    pages: dict[tuple[str, str], set[str]]  # (key slug, quote digest) -> the pages there
+    wrote: dict[str, str] = field(default_factory=dict)  # name -> the very text written
+
+
 class RenderedPages:
     """The evidence pages of a batch of builds (``citeledger build``), each rendered once.
 
-    Every page of a site that cites a quote links its evidence page, and each build writes it
-    as a lone filter run would (the folder ends byte for byte the same); what is not repeated
-    is the rendering, the heavy part (the evidence record read, its text checked, the snapshot
-    embedded): a page is rendered once per distinct judgement and kept for the batch, and a
-    file this batch already wrote with those very bytes is not read back to compare. The
-    batch's evidence is taken as first read (``build.batch.HeldEvidence``), so the same
-    judgement renders the same bytes on every page."""
+    Every page of a site that cites a quote links its evidence page, and each build writes and
+    removes what a lone filter run would (the folder ends byte for byte the same); what is not
+    repeated is the rendering, the heavy part (the evidence record read, its text checked, the
+    snapshot embedded): a page is rendered once per distinct judgement and kept for the batch.
+    Nor is the folder listed again for every build, or a file the batch wrote with those very
+    bytes read back to compare. The batch's evidence is taken as first read
+    (``build.batch.HeldEvidence``), so the same judgement renders the same bytes on every page."""
 
     def __init__(self) -> None:
         self._made: dict[str, list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]] = {}
-        self._on_disk: dict[Path, str] = {}  # what this batch wrote there, by the very str
+        self._folders: dict[str, _Folder] = {}  # by real path: one folder however it is named
 
     def render(
         self,
@@ -261,10 +271,26 @@ class RenderedPages:
         made.append((judgement, key, links, page.html))
         return name, page.html
 
+    def _folder(self, out_dir: Path) -> _Folder:
+        real = os.path.realpath(out_dir)
+        folder = self._folders.get(real)
+        if folder is None:
+            try:
+                names = os.listdir(out_dir)
+            except OSError:  # not made yet
+                names = []
+            pages: dict[tuple[str, str], set[str]] = {}
+            for name in names:
+                identity = _page_identity(name)
+                if identity is not None:
+                    pages.setdefault(identity, set()).add(name)
+            folder = self._folders[real] = _Folder(pages)
+        return folder
+
     def write(self, pages: EvidencePageSet) -> list[str]:
-        """``EvidencePageSet.write`` for one build of the batch: the same files, the same
-        removals, the rendering shared."""
-        folder = Path(os.path.realpath(pages.out_dir))  # one folder however it is named
+        """``EvidencePageSet.write`` for one build of the batch: the same files written, the
+        same superseded pages removed (``remove_superseded``), the rendering shared."""
+        folder = self._folder(pages.out_dir)
         written: list[str] = []
         changed = False
         for judgement, key, links in pages.collected():
@@ -272,18 +298,25 @@ class RenderedPages:
             if made is None:
                 continue
             name, text = made
-            if self._on_disk.get(folder / name) is not text:
+            if folder.wrote.get(name) is not text:
                 changed |= write_if_changed(pages.out_dir / name, text, folder_sync=False)
-                self._on_disk[folder / name] = text
+                folder.wrote[name] = text
+                identity = _page_identity(name)
+                if identity is not None:
+                    folder.pages.setdefault(identity, set()).add(name)
             written.append(name)
         if changed:  # the folder once for all its new names, before the document links them
             fsync_dir(pages.out_dir)
-        remove_superseded(pages.out_dir, written)
-        current = {_page_identity(n) for n in written}
         keep = set(written)
-        for path in [p for p in self._on_disk if p.parent == folder]:
-            if path.name not in keep and _page_identity(path.name) in current:
-                del self._on_disk[path]  # removed as superseded: written again if needed
+        for identity in {_page_identity(name) for name in written}:
+            there = folder.pages.get(identity) if identity is not None else None
+            if not there:
+                continue
+            for old in sorted(there - keep):
+                with suppress(FileNotFoundError):
+                    os.unlink(pages.out_dir / old)
+                there.discard(old)
+                folder.wrote.pop(old, None)  # written again when a later build needs it
         return written
 
 
