@@ -229,7 +229,7 @@ class _Folder:
     else writes there meanwhile)."""
 
     pages: dict[tuple[str, str], set[str]]  # (key slug, quote digest) -> the pages there
-    wrote: dict[str, str] = field(default_factory=dict)  # name -> the very text written
+    wrote: dict[str, str] = field(default_factory=dict)  # name -> digest of the text written
 
 
 class RenderedPages:
@@ -238,38 +238,25 @@ class RenderedPages:
     Every page of a site that cites a quote links its evidence page, and each build writes and
     removes what a lone filter run would (the folder ends byte for byte the same); what is not
     repeated is the rendering, the heavy part (the evidence record read, its text checked, the
-    snapshot embedded): a page is rendered once per distinct judgement and kept for the batch.
-    Nor is the folder listed again for every build, or a file the batch wrote with those very
-    bytes read back to compare. The batch's evidence is taken as first read
-    (``build.batch.HeldEvidence``), so the same judgement renders the same bytes on every page."""
+    snapshot embedded): a build whose page is already in the folder, written by this batch
+    from an equal judgement, neither renders nor reads it again. Nor is the folder listed again
+    for every build. Only digests are kept (a snapshot makes a page megabytes): a page the batch
+    removed as superseded and a later build needs again is rendered again. The batch's
+    evidence is taken as first read (``build.batch.HeldEvidence``), so an equal judgement
+    renders the same bytes on every page."""
 
     def __init__(self) -> None:
+        # name -> (judgement, key, back links, digest of the page they render)
         self._made: dict[str, list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]] = {}
         self._folders: dict[str, _Folder] = {}  # by real path: one folder however it is named
 
-    def render(
-        self,
-        judgement: Judgement,
-        reader: EvidenceReader,
-        *,
-        key: str,
-        back_links: Sequence[tuple[str, str]],
-    ) -> tuple[str, str] | None:
-        """(name, html) of the judgement's page, rendered on first request only."""
-        receipt = page_receipt(judgement)
-        if receipt is None:
-            return None
-        name = evidence_page_name(receipt, key)
-        links = tuple(back_links)
-        made = self._made.setdefault(name, [])
-        for j, k, ls, text in made:
+    def _digest(
+        self, name: str, judgement: Judgement, key: str, links: tuple[tuple[str, str], ...]
+    ) -> str | None:
+        for j, k, ls, digest in self._made.get(name, ()):
             if k == key and ls == links and j == judgement:
-                return name, text
-        page = render_page(judgement, reader, key=key, back_links=links)
-        if page is None:  # pragma: no cover - page_receipt answered above
-            return None
-        made.append((judgement, key, links, page.html))
-        return name, page.html
+                return digest
+        return None
 
     def _folder(self, out_dir: Path) -> _Folder:
         real = os.path.realpath(out_dir)
@@ -294,13 +281,20 @@ class RenderedPages:
         written: list[str] = []
         changed = False
         for judgement, key, links in pages.collected():
-            made = self.render(judgement, pages.reader, key=key, back_links=links)
-            if made is None:
+            receipt = page_receipt(judgement)
+            if receipt is None:
                 continue
-            name, text = made
-            if folder.wrote.get(name) is not text:
-                changed |= write_if_changed(pages.out_dir / name, text, folder_sync=False)
-                folder.wrote[name] = text
+            name, back = evidence_page_name(receipt, key), tuple(links)
+            digest = self._digest(name, judgement, key, back)
+            if digest is None or folder.wrote.get(name) != digest:
+                page = render_page(judgement, pages.reader, key=key, back_links=back)
+                if page is None:  # pragma: no cover - page_receipt answered above
+                    continue
+                digest = sha256_hex(page.html)
+                if self._digest(name, judgement, key, back) is None:
+                    self._made.setdefault(name, []).append((judgement, key, back, digest))
+                changed |= write_if_changed(pages.out_dir / name, page.html, folder_sync=False)
+                folder.wrote[name] = digest
                 identity = _page_identity(name)
                 if identity is not None:
                     folder.pages.setdefault(identity, set()).add(name)
@@ -316,7 +310,7 @@ class RenderedPages:
                 with suppress(FileNotFoundError):
                     os.unlink(pages.out_dir / old)
                 there.discard(old)
-                folder.wrote.pop(old, None)  # written again when a later build needs it
+                folder.wrote.pop(old, None)  # rendered and written again if a later build needs it
         return written
 
 
