@@ -16,7 +16,8 @@ the same run (best of ``--repeat``; the baselines and the filter runs are interl
 
 The judgement index (``citeledger.evidence.judgements``) is written by the first build; the
 figures are for the builds after it (a writer's second build onwards), and the thesis line also
-prints the first build's time without an index. Needs panflute (``pip install panflute``) for
+prints the first build's time without an index, the site lines the first ``citeledger build``
+(without and with ``--evidence-pages``). Needs panflute (``pip install panflute``) for
 the panflute baseline, which is skipped without it.
 
 Run: ``.venv/bin/python bench/bench_build.py [--repeat R] [--pages N] [--only NAME]``.
@@ -224,6 +225,11 @@ def bench_site(folder: Path, filters: dict[str, str], repeat: int, pages: int) -
         each = [build(folder, name, filt) for name in names]
         return sum(w for w, _ in each), sum(c for _, c in each)
 
+    first = {}
+    for name, extra in (("build", ()), ("+ evidence pages", ("--evidence-pages", "site-ev"))):
+        shutil.rmtree(folder / ".citeledger" / "judgements", ignore_errors=True)
+        shutil.rmtree(folder / "site-ev", ignore_errors=True)
+        first[name] = site_batch(folder, names, 1, *extra)
     all_pages(filters["citeledger"])  # the first build writes the index entries
     runs = {name: (lambda f=filters[name]: all_pages(f)) for name in ("cat", "citeledger")}
     t = best(repeat, runs)
@@ -232,6 +238,9 @@ def bench_site(folder: Path, filters: dict[str, str], repeat: int, pages: int) -
     for name, (wall, cpu) in t.items():
         print(f"  {name:<10} {wall:.2f} s wall, {cpu:.2f} s CPU")
     print(ratio_line("ratio citeledger / cat:", t, "citeledger", "cat", "<= 1.5"))
+    print("  citeledger build --jobs 1, first build (no judgement index yet):")
+    for name, (wall, cpu) in first.items():
+        print(f"  {name:<18} {wall:.2f} s wall, {cpu:.2f} s CPU")
     for jobs in (1, 2):
         batch = best(
             repeat,
@@ -266,10 +275,10 @@ def cat_loop(folder: Path, names: list[str], cat: str, jobs: int) -> Times:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def site_batch(folder: Path, names: list[str], jobs: int) -> Times:
+def site_batch(folder: Path, names: list[str], jobs: int, *extra: str) -> Times:
     """``citeledger build`` of every page into its file (the same pandoc arguments)."""
     cmd = [str(BIN / "citeledger"), "build", *names, "--base", "site", "-o", "site-built"]
-    cmd += ["--jobs", str(jobs), "--pandoc", PANDOC, "--", "-t", "html"]
+    cmd += ["--jobs", str(jobs), "--pandoc", PANDOC, *extra, "--", "-t", "html"]
     wall, cpu, _ = timed(cmd, folder)
     return wall, cpu
 

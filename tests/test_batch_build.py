@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from browser_util import MANUAL
 from citeledger.build.batch import HeldEvidence, split_pandoc_args
 from citeledger.build.filter import LedgerJudges, run_filter
 from citeledger.errors import CiteledgerError
@@ -413,3 +415,121 @@ def test_a_shared_judge_keeps_each_pages_warnings_its_own(
     for _ in range(2):
         result = run_filter(_doc("A [@k].", pandoc_path), judge_factory=LedgerJudges(held=held))
         assert any(w.startswith("no ledger at citeledger.yaml") for w in result.warnings)
+
+
+def _verified_ledgers(tmp_path: Path) -> None:
+    """``one.yaml`` verified once and ``two.yaml``, the same sources verified again a day
+    later, both keeping their evidence in ``tmp_path/.citeledger``."""
+    from citeledger.evidence.store import EvidenceStore
+    from citeledger.ledger import append_receipts, load_ledger
+    from test_evidence_pages import make_ledger, verified
+
+    one = make_ledger(tmp_path).rename(tmp_path / "one.yaml")
+    two = tmp_path / "two.yaml"
+    two.write_bytes(one.read_bytes())
+    ledger = load_ledger(two)
+    store = EvidenceStore(ledger.evidence_dir)
+    at = "2026-08-04T10:00:00Z"
+    append_receipts(two, verified(ledger.sources["hchm"], "hchm", MANUAL, store, at))
+
+
+def _page_doc(ledger: str, cite: str, pandoc_path: str) -> dict[str, object]:
+    return _doc(f"---\nciteledger:\n  ledger: {ledger}\n---\n\nThe appeal {cite}.\n", pandoc_path)
+
+
+def _folder(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+def test_a_batch_renders_each_evidence_page_once_and_writes_what_lone_runs_write(
+    tmp_path: Path, pandoc_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages citing one quote (and one page between them whose newer receipt supersedes its
+    page, so the older page must be written again after it): the folder is byte for byte what
+    lone filter runs leave, and a page already written is not rendered again by the next page
+    citing it."""
+    import citeledger.evidence.publish as publish
+
+    _verified_ledgers(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cite = "[@hchm, sec. 14.2]"
+    order = ["one.yaml", "one.yaml", "two.yaml", "one.yaml", "one.yaml"]
+    docs = [_page_doc(ledger, cite, pandoc_path) for ledger in order]
+
+    def build(folder: str, held: HeldEvidence | None) -> list[list[str]]:
+        env = {**os.environ, "CITELEDGER_EVIDENCE_PAGES": folder}
+        links = []
+        for doc in docs:
+            factory = LedgerJudges(held=held) if held else None
+            result = run_filter(json.loads(json.dumps(doc)), environ=env, judge_factory=factory)
+            assert not result.errors
+            links.append([str(i.evidence) for i in result.items])
+        return links
+
+    build("alone", None)
+    name = next(iter(_folder(tmp_path / "alone")))  # an older verify's page of the quote
+    stale = re.sub(r"-[0-9A-Za-z]{1,20}-(?=[0-9a-f]{12}-)", "-20250101t000000z-", name)
+    assert stale != name
+    for folder in ("alone", "batch"):
+        shutil.rmtree(tmp_path / folder, ignore_errors=True)
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / stale).write_text("an older page")
+        (tmp_path / folder / "notes.txt").write_text("not a page")
+    alone = build("alone", None)
+    assert stale not in _folder(tmp_path / "alone")
+    rendered: list[str] = []
+    real = publish.render_page
+
+    def counted(judgement: object, *args: object, **kwargs: object) -> object:
+        rendered.append(str(kwargs["key"]))
+        return real(judgement, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(publish, "render_page", counted)
+    batch = build("batch", HeldEvidence())
+    assert [[link.replace("batch/", "alone/") for link in page] for page in batch] == alone
+    assert _folder(tmp_path / "batch") == _folder(tmp_path / "alone")
+    assert len(_folder(tmp_path / "batch")) == 2  # notes, and the older receipt's page again
+    # once a receipt, and once more for the page a newer receipt's page had removed: not once
+    # a citing page
+    assert len(rendered) == 3
+
+
+def test_a_first_batch_judges_a_quote_once_for_all_its_pages(
+    tmp_path: Path, pandoc_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No index on disk yet: the second page citing a quote finds the first page's verdict
+    (the same state and reasons a lone run judges), while a page with other trust settings
+    (``require-signature``) is judged afresh, as its own build."""
+    from citeledger.judge import Judge
+
+    _verified_ledgers(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cite = "[@hchm, sec. 14.2]"
+    plain = _page_doc("one.yaml", cite, pandoc_path)
+    signed = _doc(
+        "---\nciteledger:\n  ledger: one.yaml\n  require-signature: true\n---\n\n"
+        f"The appeal {cite}.\n",
+        pandoc_path,
+    )
+    monkeypatch.setenv("CITELEDGER_JUDGEMENT_INDEX", "off")
+    lone = [
+        [(i.state, i.judgement.reasons) for i in run_filter(json.loads(json.dumps(d))).items]
+        for d in (plain, plain, signed)
+    ]
+    monkeypatch.delenv("CITELEDGER_JUDGEMENT_INDEX")
+    judged: list[str] = []
+    real = Judge._judge_evidence
+
+    def counted(self: Judge, *args: object, **kwargs: object) -> object:
+        judged.append("judged")
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Judge, "_judge_evidence", counted)
+    held = HeldEvidence()
+    made = []
+    for doc in (plain, plain, signed):
+        result = run_filter(json.loads(json.dumps(doc)), judge_factory=LedgerJudges(held=held))
+        made.append([(i.state, i.judgement.reasons) for i in result.items])
+    assert made == lone
+    assert not (tmp_path / ".citeledger" / "judgements").exists()  # saved at the batch's end
+    assert len(judged) == 2  # the plain quote once for two pages, the signed page its own

@@ -25,7 +25,7 @@ from citeledger.evidence.publish import (
 from citeledger.evidence.store import EvidenceReader, EvidenceStore
 from citeledger.judge import Judge
 from citeledger.ledger import append_receipts, load_ledger
-from citeledger.model import CitationRef, Retrieval, State
+from citeledger.model import CitationRef, Receipt, Retrieval, Source, State
 from citeledger.verify.receipts import receipts_for_retrieval
 
 OTHER_URL = "http://127.0.0.1:9/other.html"
@@ -95,19 +95,25 @@ def make_ledger(tmp_path: Path, prefix: str = "") -> Path:
     entries = []
     for key, body in VERIFIED.items():
         key = prefix + key
-        source = ledger.sources[key]
-        retrieval = Retrieval(
-            identifier=source.identifier,
-            requested_url=source.identifier.value,
-            url=source.identifier.value,
-            status=200,
-            content_type="text/html; charset=utf-8",
-            body=body,
-            retrieved_at="2026-08-03T10:00:00Z",
-        )
-        entries += [(key, i, r) for i, r in receipts_for_retrieval(source, retrieval, store)]
+        entries += verified(ledger.sources[key], key, body, store)
     append_receipts(path, entries)
     return path
+
+
+def verified(
+    source: Source, key: str, body: bytes, store: EvidenceStore, at: str = "2026-08-03T10:00:00Z"
+) -> list[tuple[str, int, Receipt]]:
+    """The receipts a retrieval of ``body`` at ``at`` gives ``source``'s quotes."""
+    retrieval = Retrieval(
+        identifier=source.identifier,
+        requested_url=source.identifier.value,
+        url=source.identifier.value,
+        status=200,
+        content_type="text/html; charset=utf-8",
+        body=body,
+        retrieved_at=at,
+    )
+    return [(key, i, r) for i, r in receipts_for_retrieval(source, retrieval, store)]
 
 
 @pytest.fixture()

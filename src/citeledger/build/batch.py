@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from io import BytesIO, StringIO
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from citeledger.atomic import TEMP_PREFIX
 from citeledger.errors import CiteledgerError
@@ -41,6 +41,9 @@ from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.store import EvidenceReader
 from citeledger.inert import visible
 from citeledger.model import Ledger
+
+if TYPE_CHECKING:
+    from citeledger.evidence.publish import RenderedPages
 
 #: The names our filter goes by on a pandoc command line (``--filter pandoc-citeledger``).
 FILTER_NAMES = ("pandoc-citeledger", "citeledger.py")
@@ -343,12 +346,25 @@ class HeldEvidence:
     through one reader (each file read and hashed once), one index saved at the end.
 
     A batch is one build, as one filter run is: the evidence is taken as it was when first
-    read. Judges, their warnings and their per-build caches stay each page's own
-    (``LedgerJudges(held=…)`` makes fresh ones for every page)."""
+    read, a verdict one page judged is the index entry the next page finds (as the next of
+    many single builds would find it on disk), and each evidence page is rendered once
+    (``RenderedPages``). Judges, their warnings and their per-build caches stay each page's
+    own (``LedgerJudges(held=…)`` makes fresh ones for every page)."""
 
     def __init__(self) -> None:
         self.ledgers: dict[tuple[Path, str], Ledger] = {}
         self._stores: dict[str, tuple[EvidenceReader, _BatchIndex]] = {}
+        self._rendered: RenderedPages | None = None
+
+    @property
+    def rendered(self) -> RenderedPages:
+        """The batch's evidence pages, each rendered once (made when a page first needs one:
+        the page renderer is not loaded for a site without evidence pages)."""
+        if self._rendered is None:
+            from citeledger.evidence.publish import RenderedPages
+
+            self._rendered = RenderedPages()
+        return self._rendered
 
     def evidence(self, root: str) -> tuple[EvidenceReader, _BatchIndex]:
         held = self._stores.get(root)

@@ -228,7 +228,7 @@ def run_filter(
         return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
     citeproc_first = citeproc_warnings(doc_json, scan.citations)  # before the Cites are wrapped
     judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
-    pages = _EvidencePages.start(options, fmt, judged.reader)
+    pages = _EvidencePages.start(options, fmt, judged.reader, getattr(judged.factory, "held", None))
     # the claims the build shows (a breakdown's warning, the audit), cut before anything moves
     items = [
         replace(item, found=scan.with_claim(item.found))
@@ -459,7 +459,9 @@ class _EvidencePages:
         self.pages = pages
 
     @classmethod
-    def start(cls, options: Options, fmt: str, reader: Any) -> _EvidencePages | None:
+    def start(
+        cls, options: Options, fmt: str, reader: Any, held: HeldEvidence | None = None
+    ) -> _EvidencePages | None:
         if not options.evidence_pages or family_of(fmt) not in ("html", "markdown"):
             return None
         if options.evidence_pages_source == "metadata":  # the pages are written there
@@ -472,7 +474,12 @@ class _EvidencePages:
             )
         from citeledger.evidence.publish import EvidencePageSet
 
-        pages = EvidencePageSet(reader, options.evidence_pages) if reader is not None else None
+        rendered = held.rendered if held is not None else None  # a batch renders each once
+        pages = (
+            EvidencePageSet(reader, options.evidence_pages, rendered)
+            if reader is not None
+            else None
+        )
         return cls(options.evidence_link or options.evidence_pages, pages)
 
     def name(self, item: Item) -> str | None:

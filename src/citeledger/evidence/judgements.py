@@ -100,6 +100,9 @@ class JudgementIndex:
     secret: bytes | None
     _shards: dict[str, dict[str, Any]] = field(default_factory=dict)
     _new: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # the verdicts this view put, as the next build would read them back: a batch's later
+    # pages (``build.batch``) find what its earlier ones judged before anything is saved
+    _made: dict[str, Remembered] = field(default_factory=dict)
 
     @classmethod
     def open(cls, store: str | os.PathLike[str]) -> JudgementIndex:
@@ -130,6 +133,9 @@ class JudgementIndex:
         re-hash. Anything malformed is no entry."""
         if self.secret is None:
             return None
+        made = self._made.get(key)
+        if made is not None:  # sealed by this view a moment ago: nothing to re-check but files
+            return made
         entry = self._shard(key).get(key)
         if not isinstance(entry, dict):
             return None
@@ -157,6 +163,7 @@ class JudgementIndex:
             "files": sorted([p, d] for p, d in files.items()),
         }
         entry = {**body, "mac": _seal(self.secret, key, body)}
+        self._made[key] = Remembered(state, tuple(reasons), tuple(map(tuple, body["files"])))
         if self._shard(key).get(key) != entry:
             self._new.setdefault(_shard_name(key), {})[key] = entry
 

@@ -23,12 +23,13 @@ import html
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote as _quote
 
 from citeledger import __version__
-from citeledger.atomic import atomic_write
+from citeledger.atomic import atomic_write, fsync_dir
 from citeledger.evidence.page import (
     CSP,
     bundle_problems,
@@ -145,6 +146,7 @@ def write_evidence_page(
     *,
     key: str,
     back_links: Sequence[tuple[str, str]] = (),
+    folder_sync: bool = True,
 ) -> str | None:
     """Write the page of the judgement's receipt into ``out_dir``; return its file name.
 
@@ -155,7 +157,7 @@ def write_evidence_page(
     page = render_page(judgement, reader, key=key, back_links=back_links)
     if page is None:
         return None
-    write_if_changed(Path(out_dir) / page.name, page.html)
+    write_if_changed(Path(out_dir) / page.name, page.html, folder_sync=folder_sync)
     return page.name
 
 
@@ -175,9 +177,15 @@ class EvidencePageSet:
     over the others.
     """
 
-    def __init__(self, reader: EvidenceReader, out_dir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        reader: EvidenceReader,
+        out_dir: str | os.PathLike[str],
+        rendered: RenderedPages | None = None,
+    ) -> None:
         self.reader = reader
         self.out_dir = Path(out_dir)
+        self.rendered = rendered
         self._pages: dict[str, tuple[Judgement, str, list[tuple[str, str]]]] = {}
 
     def add(
@@ -197,14 +205,112 @@ class EvidencePageSet:
     def write(self) -> list[str]:
         """Write every page collected, removing the pages they supersede; returns their names in
         the order first added."""
+        if self.rendered is not None:
+            return self.rendered.write(self)
         written: list[str] = []
         for judgement, key, links in self._pages.values():
             name = write_evidence_page(
-                judgement, self.reader, self.out_dir, key=key, back_links=links
+                judgement, self.reader, self.out_dir, key=key, back_links=links, folder_sync=False
             )
             if name is not None:
                 written.append(name)
+        if written:  # the folder once for all its new names, before the document links them
+            fsync_dir(self.out_dir)
         remove_superseded(self.out_dir, written)
+        return written
+
+    def collected(self) -> list[tuple[Judgement, str, list[tuple[str, str]]]]:
+        return list(self._pages.values())
+
+
+@dataclass
+class _Folder:
+    """An evidence folder as a batch found it and changed it (a batch is one build: nothing
+    else writes there meanwhile)."""
+
+    pages: dict[tuple[str, str], set[str]]  # (key slug, quote digest) -> the pages there
+    wrote: dict[str, str] = field(default_factory=dict)  # name -> digest of the text written
+
+
+class RenderedPages:
+    """The evidence pages of a batch of builds (``citeledger build``), each rendered once.
+
+    Every page of a site that cites a quote links its evidence page, and each build writes and
+    removes what a lone filter run would (the folder ends byte for byte the same); what is not
+    repeated is the rendering, the heavy part (the evidence record read, its text checked, the
+    snapshot embedded): a build whose page is already in the folder, written by this batch
+    from an equal judgement, neither renders nor reads it again. Nor is the folder listed again
+    for every build. Only digests are kept (a snapshot makes a page megabytes): a page the batch
+    removed as superseded and a later build needs again is rendered again. The batch's
+    evidence is taken as first read (``build.batch.HeldEvidence``), so an equal judgement
+    renders the same bytes on every page."""
+
+    def __init__(self) -> None:
+        # name -> (judgement, key, back links, digest of the page they render)
+        self._made: dict[str, list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]] = {}
+        self._folders: dict[str, _Folder] = {}  # by real path: one folder however it is named
+
+    def _digest(
+        self, name: str, judgement: Judgement, key: str, links: tuple[tuple[str, str], ...]
+    ) -> str | None:
+        for j, k, ls, digest in self._made.get(name, ()):
+            if k == key and ls == links and j == judgement:
+                return digest
+        return None
+
+    def _folder(self, out_dir: Path) -> _Folder:
+        real = os.path.realpath(out_dir)
+        folder = self._folders.get(real)
+        if folder is None:
+            try:
+                names = os.listdir(out_dir)
+            except OSError:  # not made yet
+                names = []
+            pages: dict[tuple[str, str], set[str]] = {}
+            for name in names:
+                identity = _page_identity(name)
+                if identity is not None:
+                    pages.setdefault(identity, set()).add(name)
+            folder = self._folders[real] = _Folder(pages)
+        return folder
+
+    def write(self, pages: EvidencePageSet) -> list[str]:
+        """``EvidencePageSet.write`` for one build of the batch: the same files written, the
+        same superseded pages removed (``remove_superseded``), the rendering shared."""
+        folder = self._folder(pages.out_dir)
+        written: list[str] = []
+        changed = False
+        for judgement, key, links in pages.collected():
+            receipt = page_receipt(judgement)
+            if receipt is None:
+                continue
+            name, back = evidence_page_name(receipt, key), tuple(links)
+            digest = self._digest(name, judgement, key, back)
+            if digest is None or folder.wrote.get(name) != digest:
+                page = render_page(judgement, pages.reader, key=key, back_links=back)
+                if page is None:  # pragma: no cover - page_receipt answered above
+                    continue
+                digest = sha256_hex(page.html)
+                if self._digest(name, judgement, key, back) is None:
+                    self._made.setdefault(name, []).append((judgement, key, back, digest))
+                changed |= write_if_changed(pages.out_dir / name, page.html, folder_sync=False)
+                folder.wrote[name] = digest
+                identity = _page_identity(name)
+                if identity is not None:
+                    folder.pages.setdefault(identity, set()).add(name)
+            written.append(name)
+        if changed:  # the folder once for all its new names, before the document links them
+            fsync_dir(pages.out_dir)
+        keep = set(written)
+        for identity in {_page_identity(name) for name in written}:
+            there = folder.pages.get(identity) if identity is not None else None
+            if not there:
+                continue
+            for old in sorted(there - keep):
+                with suppress(FileNotFoundError):
+                    os.unlink(pages.out_dir / old)
+                there.discard(old)
+                folder.wrote.pop(old, None)  # rendered and written again if a later build needs it
         return written
 
 
@@ -298,8 +404,9 @@ def _remove(
 # --- files -------------------------------------------------------------------------------------
 
 
-def write_if_changed(target: Path, text: str) -> bool:
-    """Atomically replace ``target`` with ``text`` unless it already holds exactly that."""
+def write_if_changed(target: Path, text: str, *, folder_sync: bool = True) -> bool:
+    """Atomically replace ``target`` with ``text`` unless it already holds exactly that;
+    ``folder_sync=False``: the caller fsyncs the folder once for many files."""
     data = text.encode("utf-8")
     try:
         if target.read_bytes() == data:
@@ -307,7 +414,7 @@ def write_if_changed(target: Path, text: str) -> bool:
     except OSError:
         pass
     # pages are published beside the document: readable by the web server
-    atomic_write(target, data, mode=0o644)
+    atomic_write(target, data, mode=0o644, folder_sync=folder_sync)
     return True
 
 
