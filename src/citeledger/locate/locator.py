@@ -1097,7 +1097,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
         # editor", "Martino […] filed" of "Martino secretly filed": one content word left out
         # is a modifier far more often than filler, and no list holds every one (a function
         # word, "that" or "the" or "oder", an abbreviation's aside, "(URL)", and a sentence of
-        # one word between two the quote marks, "… order. … Proof. … Cars", may go)
+        # one word after a sentence end the quote marks, "for two. … Cars" of "Proof.", may go)
         problems.append(
             f"the ellipsis leaves out one word ('{lone[0]}'): a word left out alone qualifies "
             "the words beside it; keep it, or leave out the whole phrase"
