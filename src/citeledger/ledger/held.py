@@ -47,7 +47,14 @@ from citeledger.ledger.write import (
     receipts_append,
     with_head,
 )
-from citeledger.ledger.yamlnodes import NotSpliceable, Style, compose, guess_style, splice
+from citeledger.ledger.yamlnodes import (
+    NotSpliceable,
+    Style,
+    compose,
+    guess_style,
+    has_alias,
+    splice,
+)
 from citeledger.model import Ledger, Receipt, Source
 
 _MARKER = re.compile(r"^(?:%|---|\.\.\.)", re.M)  # a directive or document marker: not in a piece
@@ -238,7 +245,7 @@ def _cut(data: bytes, name: str, root: str) -> _Pieces | None:
     ledger, node = _parse(text, name, root, keep_nodes=True)
     if "\r" in text or _TAG_DIRECTIVE.search(text) or not isinstance(node, MappingNode):
         return None
-    if node.flow_style or _shared(node):
+    if node.flow_style or has_alias(node):
         return None
     starts: list[int] = []
     after = len(text)
@@ -279,18 +286,3 @@ def _cut(data: bytes, name: str, root: str) -> _Pieces | None:
         suffix=text[after:],
         index={k: i for i, k in enumerate(keys)},
     )
-
-
-def _shared(root: Node) -> bool:
-    """Whether any node is reached twice (an alias): then pieces are not independent."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            return True
-        seen.add(id(node))
-        if isinstance(node.value, list):
-            for item in node.value:
-                stack.extend(item if isinstance(item, tuple) else (item,))
-    return False

@@ -45,6 +45,7 @@ from citeledger.ledger.yamlnodes import (
     TAG_FLOAT,
     TAG_INT,
     compose,
+    has_alias,
     is_null,
     line_of,
     pairs,
@@ -392,7 +393,7 @@ def _source_spans(text: str, root: Node) -> dict[str, list[int]] | None:
     assert isinstance(root, MappingNode)
     found = [v for k, v in root.value if k.value == "sources"]
     sources = found[0] if found else None
-    if not isinstance(sources, MappingNode) or sources.flow_style or _has_alias(root):
+    if not isinstance(sources, MappingNode) or sources.flow_style or has_alias(root):
         return None
     spans: dict[str, list[int]] = {}
     for key_node, value in sources.value:
@@ -402,20 +403,6 @@ def _source_spans(text: str, root: Node) -> dict[str, list[int]] | None:
             return None
         spans[key_node.value] = [line_start, value.end_mark.index, key_node.start_mark.line]
     return spans
-
-
-def _has_alias(root: Node) -> bool:
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            return True
-        seen.add(id(node))
-        if isinstance(node.value, list):
-            for item in node.value:
-                stack.extend(item if isinstance(item, tuple) else (item,))
-    return False
 
 
 def _from_outline(known: Mapping[str, Any], text: str, file: str, root: str) -> Ledger | None:

@@ -198,6 +198,22 @@ def _yaml_fix(problem: str, context: str, at: str) -> str:
     return "check the indentation and quoting on this line and the line above"
 
 
+def has_alias(root: Node) -> bool:
+    """Whether any node is reached twice (a YAML alias): then a source's lines are not its own,
+    and neither splicing nor keying on its text may treat them as independent."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        if isinstance(node.value, list):
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+    return False
+
+
 def line_of(node: Node) -> int:
     """The 1-based line a node starts on."""
     return int(node.start_mark.line) + 1
