@@ -369,7 +369,7 @@ def _write_records(
     writer.write_record(conv)
     meta = json.dumps(
         {
-            "extractor": f"{extracted.extractor} {extracted.extractor_version}",
+            "extractor": made_by,
             "kind": extracted.kind,
             "page_starts": list(extracted.page_starts),
             "title": extracted.title,
