@@ -535,3 +535,9 @@ def test_a_pandoc_2_figure_caption_is_read_and_other_alt_text_is_not() -> None:
     assert found[0].ref.claim == "Masses rose"
     doc["blocks"] = [{"t": "Para", "c": [plain]}]
     assert find_citations(doc) == []
+    # a "fig:" title on an image inside a sentence makes no figure: its alt is not shown
+    words = [{"t": "Str", "c": "Text"}, {"t": "Space"}]
+    doc["blocks"] = [
+        {"t": "Para", "c": [*words, figure, {"t": "Space"}, {"t": "Str", "c": "here."}]}
+    ]
+    assert find_citations(doc) == []

@@ -82,7 +82,7 @@ from citeledger.build.sentences import (
     Flat,
     claim_text,
     flatten,
-    is_old_figure,
+    old_figure_caption,
     raw_text,
     span_at,
     split,
@@ -550,7 +550,11 @@ class _Walker:
             # a prose block's sentences come before those of its notes (walked in its inlines)
             self.on_prose(self._flat(block, ctx.unverified))
         if t in ("Para", "Plain"):
-            self.inlines(c, (*path, "c"), ctx.enter(t.lower()), block)
+            caption = old_figure_caption(block)
+            if caption is None:
+                self.inlines(c, (*path, "c"), ctx.enter(t.lower()), block)
+            else:  # pandoc 2.x's implicit figure: its image's alt text is the caption
+                self.inlines(caption, (*path, "c", 0, "c", 1), ctx.enter("figure"), block)
         elif t == "Header":
             self.inlines(c[2], (*path, "c", 2), ctx.enter("heading")._replace(prose=False), block)
         elif t == "LineBlock":
@@ -698,10 +702,7 @@ class _Walker:
                     wrapper=None,
                 )
                 self.blocks(c, (*path, i, "c"), note_ctx)
-            elif t == "Image" and is_old_figure(el):
-                # pandoc 2.x's implicit figure: its alt text is the caption a reader sees
-                self.inlines(c[1], (*path, i, "c", 1), ctx, block)
-            # any other Image: alt text is not prose (see the module docstring)
+            # Image: alt text is not prose (see the module docstring; pandoc 2's figure: block)
 
     def _unverified(self, node: Json, ctx: _Ctx) -> _Ctx:
         """Collect ``node`` when it is an unmarked unverified marker outside any other."""
@@ -881,7 +882,8 @@ def _block_inlines(block: Json) -> list[list[Json]]:
     t = block.get("t")
     c: Any = block.get("c")
     if t in ("Para", "Plain"):
-        return [c]
+        caption = old_figure_caption(block)
+        return [c if caption is None else caption]
     if t == "Header":
         return [c[2]]
     if t == "LineBlock":

@@ -174,19 +174,27 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
             flat.notes.append(c)
             prov = _has_cite(c, False, at)
             flat.add(NOTE_MARK, NOTE, prov=prov, unverified=unv, claim=False)
-        elif t == "Image" and is_old_figure(node):
-            _inlines(c[1], flat, at)  # pandoc 2.x's figure: its alt text is the caption
         # Image (alt text), RawInline: not prose
     if run:
         flat.add("".join(run), kind, unverified=unv, claim=words)
 
 
-def is_old_figure(image: Mapping[str, Any]) -> bool:
-    """Whether an Image is pandoc 2.x's implicit figure (title ``fig:``): it has no Figure
-    block, and the caption a reader sees is the image's alt text. Pandoc 3 writes a Figure
-    whose caption the walk reads, and copies it into the alt, which is then not prose."""
-    target = image.get("c", [None, None, None])[2]
-    return isinstance(target, list) and len(target) == 2 and str(target[1]).startswith("fig:")
+def old_figure_caption(block: Mapping[str, Any]) -> list[Any] | None:
+    """The caption of pandoc 2.x's implicit figure: a Para holding only an Image titled
+    ``fig:``, whose alt text is the caption a reader sees (pandoc 2 has no Figure block). Pandoc
+    3 writes a Figure whose caption the walk reads and copies it into the image's alt, which is
+    then not prose; an image inside a sentence is never a figure."""
+    c = block.get("c")
+    if block.get("t") != "Para" or not isinstance(c, list) or len(c) != 1:
+        return None
+    image = c[0]
+    if not isinstance(image, dict) or image.get("t") != "Image":
+        return None
+    target = image["c"][2]
+    if not (isinstance(target, list) and len(target) == 2 and str(target[1]).startswith("fig:")):
+        return None
+    alt: list[Any] = image["c"][1]
+    return alt
 
 
 def _with(at: _In, **changes: Any) -> _In:
