@@ -441,3 +441,44 @@ def test_import_reads_the_bib_once_and_validates_each_entry_once(
     sources = load_ledger("citeledger.yaml").sources
     assert sources["smith2020"].local_copy == "papers/smith2020.txt"
     assert sources["jones2021"].local_copy is None and sources["plain2022"].local_copy is None
+
+
+def test_a_receipt_that_lost_its_local_copy_line_is_not_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The evidence was read from the writer's file: a receipt without local_copy: would tell
+    the reader the source was retrieved from its DOI."""
+    monkeypatch.chdir(tmp_path)
+    ledger = _text_ledger(tmp_path)
+    assert main(["verify", "--yes"]) == 0
+    head, receipts = ledger.read_text().split("receipts:")
+    assert "            local_copy: papers/smith2020.txt\n" in receipts
+    ledger.write_text(
+        head + "receipts:" + receipts.replace("            local_copy: papers/smith2020.txt\n", "")
+    )
+    _write(tmp_path / "doc.md", "A claim [@smith2020].\n")
+    assert main(["check", "doc.md", "--json", "report.json", "--warn-only"]) == 0
+    (cited,) = json.loads((tmp_path / "report.json").read_text())["citations"]
+    assert cited["state"] == "tampered"
+
+
+def test_a_retraction_an_earlier_retrieval_recorded_outlives_a_local_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The local copy asks the registry nothing: a retraction on record for the source stands."""
+    monkeypatch.chdir(tmp_path)
+    ledger = _text_ledger(tmp_path)
+    assert main(["verify", "--yes"]) == 0
+    head, receipts = ledger.read_text().split("receipts:\n")
+    lines = receipts.splitlines(keepends=True)
+    # an earlier receipt of the same quote, from the registry, that recorded a retraction
+    earlier = [lines[0], "            retracted: Retraction notice 10.1234/notice\n"] + [
+        line for line in lines[1:] if "local_copy:" not in line
+    ]
+    ledger.write_text(head + "receipts:\n" + "".join(earlier) + receipts)
+    (quote,) = load_ledger(ledger).sources["smith2020"].quotes
+    assert quote.receipts[0].retracted and quote.latest is not None and quote.latest.local_copy
+    _write(tmp_path / "doc.md", "A claim [@smith2020].\n")
+    assert main(["check", "doc.md", "--json", "report.json", "--warn-only"]) == 0
+    (cited,) = json.loads((tmp_path / "report.json").read_text())["citations"]
+    assert cited["state"] == "retracted"

@@ -353,6 +353,12 @@ class Judge:
                 f"The receipt says the work was retracted ({receipt.retracted}), but the "
                 "registry's answer stored in its evidence records no retraction.",
             )
+        if retracted is None and receipt.local_copy is not None:
+            # the writer's own copy asks the registry nothing: a retraction an earlier retrieval
+            # of this source recorded still stands (a receipt line can only add caution here)
+            retracted = next(
+                (r.retracted for q in source.quotes for r in q.receipts if r.retracted), None
+            )
         if retracted:  # a retraction outranks everything a check could find
             return verdict(State.RETRACTED, f"The registry records a retraction: {retracted}")
         outcome = receipt.outcome
@@ -690,6 +696,17 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
         return State.TAMPERED, (
             f"The receipt says it was checked against the local copy {receipt.local_copy}, "
             f"but it names {receipt.url or 'no address'}."
+        )
+    if (
+        receipt.local_copy is None
+        and (ev.target_uri or "").startswith("file:")
+        and not receipt.identifier.startswith("file:")
+    ):
+        # the writer's own file read for a DOI or URL: the receipt must say so, or its reader
+        # would be told the source was retrieved from its identifier
+        return State.TAMPERED, (
+            f"The evidence was read from the local file {ev.target_uri}, but the receipt does "
+            "not say it was checked against a local copy."
         )
     if ev.target_uri != receipt.url:
         return State.TAMPERED, (
