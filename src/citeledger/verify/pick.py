@@ -169,6 +169,7 @@ def stored_capture(led: Ledger, source: Source) -> Capture | None:
         response_headers=headers,
         redirects=tuple(r.redirects),
         metadata=r.metadata,
+        local_copy=r.local_copy,  # the writer's own file stays named as such in the new receipt
     )
     assert ev.body_sha256 is not None
     stored = StoredEvidence(r.evidence, ev.body_sha256, ev.text_sha256, ev.file_sha256)
