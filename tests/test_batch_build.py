@@ -415,6 +415,12 @@ def test_a_shared_judge_keeps_each_pages_warnings_its_own(
     for _ in range(2):
         result = run_filter(_doc("A [@k].", pandoc_path), judge_factory=LedgerJudges(held=held))
         assert any(w.startswith("no ledger at citeledger.yaml") for w in result.warnings)
+    # a later page naming that missing ledger fails as a lone run does: no empty stand-in
+    named = "---\nciteledger:\n  ledger: citeledger.yaml\n---\n\nA [@k].\n"
+    with pytest.raises(CiteledgerError, match="does not exist"):
+        run_filter(_doc(named, pandoc_path))
+    with pytest.raises(CiteledgerError, match="does not exist"):
+        run_filter(_doc(named, pandoc_path), judge_factory=LedgerJudges(held=held))
 
 
 def _verified_ledgers(tmp_path: Path) -> None:

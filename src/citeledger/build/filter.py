@@ -161,12 +161,12 @@ class LedgerJudges:
                 f"no ledger at {name}: every citation is not in the ledger (create one with "
                 "`citeledger add`, or set citeledger.ledger)"
             )
-        if ledger is None:
-            if missing:
-                ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
-            else:
-                ledger = load_ledger(name, lazy=True)  # only the cited sources validated
-            self._ledgers[(path, name)] = ledger
+        if missing:
+            # never cached: a later page of a batch that names this ledger must fail as a lone
+            # run does, not be handed the empty stand-in
+            ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
+        elif ledger is None:
+            ledger = self._ledgers[(path, name)] = load_ledger(name, lazy=True)  # cited only
         reader, index = self.held.evidence(ledger.evidence_dir) if self.held else (None, None)
         return Judge(
             ledger,
