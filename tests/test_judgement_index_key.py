@@ -138,7 +138,10 @@ def test_an_entry_sealed_before_orjson_is_still_ours_and_a_crafted_one_is_none(
     body = {"state": "checked", "reasons": reasons, "files": [["ab/x.warc.gz", "d" * 64]]}
     text = json.dumps(["key1", body], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     old_mac = hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
-    shard = {"key1": {**body, "mac": old_mac}, "key2": {**body, "reasons": [2**70], "mac": "0"}}
+    deep: list[object] = []
+    for _ in range(300):  # orjson reads it, and cannot write it: the seal raises TypeError
+        deep = [deep]
+    shard = {"key1": {**body, "mac": old_mac}, "key2": {**body, "reasons": deep, "mac": "0"}}
     (tmp_path / FOLDER).mkdir()
     (tmp_path / FOLDER / "k.json").write_text(json.dumps(shard), "utf-8")  # the keys' shard
     index = JudgementIndex(tmp_path, secret)
