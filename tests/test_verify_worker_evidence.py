@@ -70,6 +70,13 @@ def test_a_worker_written_file_is_fsynced_with_its_folder_by_the_batch(
 ) -> None:
     synced: list[Path] = []
     monkeypatch.setattr(store_mod, "fsync_dir", lambda folder: synced.append(Path(folder)))
+
+    def parent_writes(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the parent wrote the evidence: the worker did not")
+
+    # the parent's own writes (the fallback) would pass every check below: refuse them
+    monkeypatch.setattr(EvidenceStore, "put_held", parent_writes)
+    monkeypatch.setattr(EvidenceStore, "put", parent_writes)
     store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
     source = Source(
         key="s", identifier=Identifier("url", "http://127.0.0.1/p"), quotes=(Quote(QUOTE),)
