@@ -109,3 +109,14 @@ def test_file_fields_of_a_bib_text() -> None:
 )
 def test_malformed_text_gives_no_fields_and_never_raises(text: str) -> None:
     assert file_fields(text) == {}
+
+
+def test_an_entry_commented_out_is_not_read() -> None:
+    """pandoc reads the live entry, not one inside @comment{…}: nor may the local copy."""
+    text = (
+        "@comment{ old one: @article{k, title={Wrong}, file={wrong.pdf}} }\n"
+        "@string(journal = {J})\n"
+        "@article{k, title={Right}, file={right.pdf}}\n"
+    )
+    (field,) = file_fields(text).values()
+    assert (field.key, field.value, field.line) == ("k", "right.pdf", 3)

@@ -67,6 +67,9 @@ def file_fields(text: str) -> dict[str, FileField]:
         closer = "}" if opener == "{" else ")"
         pos = m.end()
         if kind in _NOT_ENTRIES:
+            # its whole body, balanced: an entry commented out inside it is not read (pandoc
+            # does not read it either, and a key's first entry wins here)
+            pos = _past_balanced(text, m.end() - 1, opener, closer) or pos
             continue
         parsed = _entry(text, pos, closer)
         if parsed is None:
@@ -76,6 +79,20 @@ def file_fields(text: str) -> dict[str, FileField]:
         value = fields.get("file")
         if key and value is not None and key not in found:
             found[key] = FileField(key, value[0], text.count("\n", 0, value[1]) + 1)
+
+
+def _past_balanced(text: str, at: int, opener: str, closer: str) -> int | None:
+    """Just past the ``closer`` matching the ``opener`` at ``at``, or None if it never closes."""
+    depth = 0
+    for i in range(at, len(text)):
+        c = text[i]
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
 
 
 def _entry(text: str, pos: int, closer: str) -> tuple[str, dict[str, tuple[str, int]], int] | None:
