@@ -51,6 +51,7 @@ _JUDGING_CODE = (
     "ledger/load.py",
     "ledger/yamlnodes.py",
     "ledger/identifiers.py",
+    "ledger/csl.py",
     "build/pinpoints.py",
     "evidence/store.py",
     "evidence/registry.py",
@@ -65,10 +66,13 @@ _JUDGING_CODE = (
 @functools.cache
 def code_version() -> str:
     """citeledger's version and the digest of the judging code's files, once per process."""
+    import rapidfuzz
+
     from citeledger import __version__
 
     here = Path(__file__).parent
-    digest = hashlib.sha256(__version__.encode())
+    # rapidfuzz scores the locator's fuzzy stage and the metadata check: its version too
+    digest = hashlib.sha256(f"{__version__} rapidfuzz {rapidfuzz.__version__}".encode())
     for name in _JUDGING_CODE:
         try:
             digest.update((here / name).read_bytes())
