@@ -262,7 +262,14 @@ def _run_check(
         Path(json_out).write_text(
             json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
-    lines = _claim_lines(report) if output_format == "github" or junit_out or sarif_out else {}
+    from citeledger.report.ci import claim_lines
+
+    # each citation's line, found once for every CI format asked for (it reads each document)
+    lines = (
+        claim_lines(report["citations"])
+        if output_format == "github" or junit_out or sarif_out
+        else {}
+    )
     _write_ci_reports(report, lines, junit_out, sarif_out)
     # With --json - the report owns stdout; the readable summary goes to stderr.
     summary_stream = sys.stderr if json_out == "-" else sys.stdout
@@ -329,14 +336,6 @@ def _below_reviewed(reviews: dict[str, Any], min_reviewed: float | None) -> int:
         file=sys.stderr,
     )
     return 1
-
-
-def _claim_lines(report: dict[str, Any]) -> dict[tuple[str, int], int]:
-    """Each citation's line in its document, found once for every CI format asked for (it
-    reads each document's text again)."""
-    from citeledger.report.ci import claim_lines
-
-    return claim_lines(report["citations"])
 
 
 def _write_ci_reports(
