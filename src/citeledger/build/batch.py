@@ -23,7 +23,6 @@ atomically, and the batch goes on and names the pages that failed.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from citeledger.atomic import TEMP_PREFIX
+from citeledger.build.render import base_format
 from citeledger.errors import CiteledgerError
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.store import EvidenceReader
@@ -298,7 +298,7 @@ def split_pandoc_args(args: Sequence[str]) -> PandocSplit:
         else:
             split.write += words
             if name == "to" and value:
-                split.to = re.split(r"[+-]", value, maxsplit=1)[0] or value
+                split.to = base_format(value) or value
     return split
 
 
