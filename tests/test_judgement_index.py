@@ -218,3 +218,15 @@ def test_the_index_writes_only_inside_the_evidence_store(project: Path) -> None:
     assert added - {project / "report.json"}
     assert (store / FOLDER / ".gitignore").read_text().splitlines()[-1] == "*"
     assert all(p == project / "report.json" or p.is_relative_to(store) for p in added)
+
+
+def test_a_store_whose_index_folder_lost_its_gitignore_gets_it_back(project: Path) -> None:
+    """A store from before the index kept its .gitignore (or one a writer deleted): the next
+    build that saves puts it back, so this machine's cache is never committed."""
+    _build(project)
+    ignore = project / ".citeledger" / FOLDER / ".gitignore"
+    ignore.unlink()
+    for shard in ignore.parent.glob("*.json"):
+        shard.unlink()  # the next build saves afresh
+    _build(project)
+    assert ignore.read_text().splitlines()[-1] == "*"

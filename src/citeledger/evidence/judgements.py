@@ -171,7 +171,13 @@ class JudgementIndex:
         """Write the shards that gained entries, merged with what is on disk now (another build
         may have written meanwhile); a store that cannot be written keeps no index."""
         folder = self.root / FOLDER
-        if not self.root.is_dir():
+        if not self.root.is_dir() or not self._new:
+            return
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not (folder / ".gitignore").exists():  # this machine's cache, never to commit
+                atomic_write(folder / ".gitignore", b"# citeledger's build index\n*\n")
+        except OSError:
             return
         for name, entries in self._new.items():
             path = folder / f"{name}.json"
@@ -181,9 +187,6 @@ class JudgementIndex:
                 on_disk = {}
             merged = {**(on_disk if isinstance(on_disk, dict) else {}), **entries}
             try:
-                if not folder.is_dir():  # this machine's cache, never a thing to commit
-                    folder.mkdir(parents=True, exist_ok=True)
-                    atomic_write(folder / ".gitignore", b"# citeledger's build index\n*\n")
                 atomic_write(path, json.dumps(merged, ensure_ascii=False, sort_keys=True).encode())
             except OSError:
                 return
