@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from citeledger.evidence import leftovers
 from citeledger.evidence.store import EvidenceReader, history_batch, history_entries
 from citeledger.model import Receipt
@@ -51,3 +53,39 @@ def test_a_batch_settles_exactly_its_own_pending_notes(tmp_path: Path) -> None:
     assert digests[1] not in kept and digests[2] not in kept
     leftovers.forget_all(tmp_path, [digests[0], digests[3]])
     assert not (tmp_path / leftovers.PENDING).exists()  # nothing pending: no file
+
+
+def test_the_clean_up_reads_each_ledger_once_and_keeps_an_unreadable_ones_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a killed run: every note's unnamed evidence goes, with one read of its ledger and
+    one rewrite of the notes; the notes of a ledger that cannot be read now stay, files too."""
+    from citeledger import ledger as ledger_pkg
+
+    store = tmp_path / ".citeledger"
+    store.mkdir()
+    good = tmp_path / "citeledger.yaml"
+    good.write_text("sources: {}\n")
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("sources: [\n")
+    files = []
+    for n, led in enumerate([good, good, good, bad]):
+        digest = leftovers.note(store, str(led), f"body {n}".encode())
+        path = store / digest[:2] / f"{digest}.warc.gz"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"x")
+        files.append(path)
+    loads: list[str] = []
+    real = ledger_pkg.load_ledger
+
+    def counted(path: str, *a: object, **k: object) -> object:
+        loads.append(str(path))
+        return real(path, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ledger_pkg, "load_ledger", counted)
+    removed = leftovers.clean_leftovers(store)
+    assert sorted(removed) == sorted(files[:3])
+    assert files[3].exists()
+    assert sorted(loads) == sorted({str(good.resolve()), str(bad.resolve())})
+    pending = (store / leftovers.PENDING).read_text("utf-8")
+    assert str(bad.resolve()) in pending and str(good.resolve()) not in pending

@@ -145,25 +145,32 @@ def clean_leftovers(folder: Path) -> list[Path]:
     from citeledger.ledger import load_ledger
 
     removed: list[Path] = []
+    named_by: dict[str, set[str] | None] = {}  # each ledger read once, however many notes
+    settled: list[str] = []
     for entry in _entries(folder):
         digest, since, ledger = entry.get("body_sha256"), entry.get("since"), entry.get("ledger")
         if not (isinstance(digest, str) and isinstance(since, float) and isinstance(ledger, str)):
             continue
-        try:
-            named = {
-                os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
-                for led in (load_ledger(ledger),)
-                for source in led.sources.values()
-                for quote in source.quotes
-                for r in quote.receipts
-                if r.evidence
-            }
-        except CiteledgerError:
+        if ledger not in named_by:
+            try:
+                led = load_ledger(ledger)
+                named_by[ledger] = {
+                    os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
+                    for source in led.sources.values()
+                    for quote in source.quotes
+                    for r in quote.receipts
+                    if r.evidence
+                }
+            except CiteledgerError:
+                named_by[ledger] = None
+        named = named_by[ledger]
+        if named is None:
             continue  # the ledger cannot be read now: keep the note and the files
         for path in (folder / digest[:2]).glob(f"{digest}*.warc.gz"):
             with suppress(OSError):
                 if path.stat().st_mtime >= since - 0.05 and os.path.normpath(path) not in named:
                     path.unlink()
                     removed.append(path)
-        forget(folder, digest)
+        settled.append(digest)
+    forget_all(folder, settled)  # one rewrite; a kill before it only repeats this cleanup
     return removed
