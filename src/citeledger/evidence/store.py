@@ -121,6 +121,9 @@ class LoadedEvidence:
     # every file read for this evidence (store path → sha256 of its bytes): what a remembered
     # judgement of it must find unchanged (``evidence.judgements``)
     files: dict[str, str] = field(default_factory=dict)
+    # the DOIs the captured body's own metadata names, read while the body is held
+    # (``other_work``: is a local copy another work?)
+    metadata_identifiers: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -702,6 +705,10 @@ class EvidenceReader:
                 ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
                 ev.title = meta.get("title")
                 ev.last_revised = meta.get("last_revised")
+        if (ev.target_uri or "").startswith("file:"):
+            from citeledger.evidence.other_work import metadata_identifiers
+
+            ev.metadata_identifiers = metadata_identifiers(ev.body)
         shape_problem = _shape_problem(shape, strays)
         if shape_problem:
             ev.problems.append(f"evidence file {ev.path} {shape_problem}")
