@@ -561,8 +561,10 @@ def _refuse_shared_list(name: str, key: str) -> None:
     text, _, root, top, sources = found
     for i, (key_node, snode) in enumerate(sources.value):
         q = _pair_index(snode, "quotes") if isinstance(snode, MappingNode) else None
-        shared = shared_on_path(text, root, (top, i, q)) if key_node.value == key else None
-        if q is None or shared is None:
+        if key_node.value != key or q is None:
+            continue
+        shared = shared_on_path(text, root, (top, i, q))
+        if shared is None:
             continue
         alias = f"*{shared.name}" if shared.name else "an alias"
         raise LedgerError(
