@@ -17,6 +17,7 @@ from browser_util import MANUAL, URL  # the sample claims manual the browser tes
 from citeledger.evidence.publish import (
     INDEX_NAME,
     EvidencePageSet,
+    RenderedPages,
     back_links_for,
     build_evidence_pages,
     write_evidence_page,
@@ -340,3 +341,22 @@ def test_two_ledgers_share_one_pages_folder_and_each_removes_only_its_own(
     assert not old_b.exists()
     for name in (*edited.pages, *first_b.pages):
         assert (out / name).is_file(), name
+
+
+def test_a_batch_draws_each_page_from_its_own_store(ledger_path: Path, tmp_path: Path) -> None:
+    """Two builds of one batch, two evidence stores, one pages folder: an equal judgement does
+    not make store B's page a copy of the one drawn from store A's evidence."""
+    ledger = load_ledger(ledger_path)
+    reader = EvidenceReader(ledger.evidence_dir)
+    j = Judge(ledger, reader=reader).judge(CitationRef("hchm", locator="sec. 14.2"))
+    assert j.state is State.CHECKED
+    rendered, out = RenderedPages(), tmp_path / "ev"
+    a = EvidencePageSet(reader, out, rendered)
+    (name,) = [a.add(j, key="hchm")]
+    assert a.write() == [name] and name is not None
+    assert "FAILED" not in (out / name).read_text(encoding="utf-8").split("<main>")[1][:400]
+    (tmp_path / "empty-store").mkdir()
+    b = EvidencePageSet(EvidenceReader(tmp_path / "empty-store"), out, rendered)
+    b.add(j, key="hchm")
+    assert b.write() == [name]
+    assert "FAILED" in (out / name).read_text(encoding="utf-8")  # B holds no evidence for it

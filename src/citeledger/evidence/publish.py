@@ -246,14 +246,22 @@ class RenderedPages:
     renders the same bytes on every page."""
 
     def __init__(self) -> None:
-        # name -> (judgement, key, back links, digest of the page they render)
-        self._made: dict[str, list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]] = {}
+        # (real store root, name) -> (judgement, key, back links, digest of the page they
+        # render): a page is drawn from its store's evidence, so an equal judgement of another
+        # store's receipt (a second ledger of the batch) is another page until rendered
+        self._made: dict[
+            tuple[str, str], list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]
+        ] = {}
         self._folders: dict[str, _Folder] = {}  # by real path: one folder however it is named
 
     def _digest(
-        self, name: str, judgement: Judgement, key: str, links: tuple[tuple[str, str], ...]
+        self,
+        made: tuple[str, str],
+        judgement: Judgement,
+        key: str,
+        links: tuple[tuple[str, str], ...],
     ) -> str | None:
-        for j, k, ls, digest in self._made.get(name, ()):
+        for j, k, ls, digest in self._made.get(made, ()):
             if k == key and ls == links and j == judgement:
                 return digest
         return None
@@ -278,6 +286,7 @@ class RenderedPages:
         """``EvidencePageSet.write`` for one build of the batch: the same files written, the
         same superseded pages removed (``remove_superseded``), the rendering shared."""
         folder = self._folder(pages.out_dir)
+        store = os.path.realpath(pages.reader.root)
         written: list[str] = []
         changed = False
         for judgement, key, links in pages.collected():
@@ -285,14 +294,15 @@ class RenderedPages:
             if receipt is None:
                 continue
             name, back = evidence_page_name(receipt, key), tuple(links)
-            digest = self._digest(name, judgement, key, back)
+            made = (store, name)
+            digest = self._digest(made, judgement, key, back)
             if digest is None or folder.wrote.get(name) != digest:
                 page = render_page(judgement, pages.reader, key=key, back_links=back)
                 if page is None:  # pragma: no cover - page_receipt answered above
                     continue
                 digest = sha256_hex(page.html)
-                if self._digest(name, judgement, key, back) is None:
-                    self._made.setdefault(name, []).append((judgement, key, back, digest))
+                if self._digest(made, judgement, key, back) is None:
+                    self._made.setdefault(made, []).append((judgement, key, back, digest))
                 changed |= write_if_changed(pages.out_dir / name, page.html, folder_sync=False)
                 folder.wrote[name] = digest
                 identity = _page_identity(name)
