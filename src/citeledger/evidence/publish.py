@@ -359,17 +359,27 @@ _MANIFEST = ".citeledger-pages-{}.json"
 _MANIFEST_GLOB = ".citeledger-pages-*.json"
 
 
+def _ledger_relative(ledger_path: str | os.PathLike[str], out_dir: Path) -> str:
+    """How a ledger is named in the folder's records: its path relative to the folder."""
+    return os.path.relpath(os.path.realpath(ledger_path), os.path.realpath(out_dir))
+
+
 def remove_unwritten(
-    out_dir: Path, written: Sequence[str], ledger_path: str | os.PathLike[str], keys: Iterable[str]
+    out_dir: Path,
+    written: Sequence[str],
+    ledger_path: str | os.PathLike[str],
+    keys: Iterable[str],
+    listing: dict[str, object] | None = None,
 ) -> int:
     """``citeledger evidence``: remove this ledger's pages not written now, then record the
-    pages it wrote. Its pages are those its last run recorded, and (from before any record)
-    the pages named by one of its keys that no other ledger's record claims."""
+    pages it wrote (and ``listing``, its part of the folder's index). Its pages are those its
+    last run recorded, and (from before any record) the pages named by one of its keys that no
+    other ledger's record claims."""
     import json
 
     from citeledger.evidence.page import page_slug
 
-    relative = os.path.relpath(os.path.realpath(ledger_path), os.path.realpath(out_dir))
+    relative = _ledger_relative(ledger_path, out_dir)
     mine = out_dir / _MANIFEST.format(sha256_hex(relative)[:16])
     previous: set[str] = set()
     others: set[str] = set()
@@ -385,7 +395,7 @@ def remove_unwritten(
         return name in previous or (name not in others and identity[0] in slugs)
 
     removed = _remove(out_dir, set(written), is_mine)
-    record = {"ledger": relative, "pages": sorted(written)}
+    record = {"ledger": relative, "pages": sorted(written), **(listing or {})}
     write_if_changed(mine, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
     return removed
 
@@ -511,8 +521,15 @@ def build_evidence_pages(
                     note="FAILED" if page.failed else "checked",
                 )
             result.entries.append(entry)
-    remove_unwritten(result.out_dir, result.pages, ledger_path, ledger.sources)
-    index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
+    remove_unwritten(result.out_dir, result.pages, ledger_path, ledger.sources, _listing(result))
+    others = _other_listings(result.out_dir, _ledger_relative(ledger_path, result.out_dir))
+    if others:  # a folder two ledgers publish into: one index of both, whichever ran last
+        mine = (_ledger_relative(ledger_path, result.out_dir), result)
+        index = render_index(
+            result, ledger_name="", sections=sorted([mine, *others], key=lambda x: x[0])
+        )
+    else:
+        index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
     if write_if_changed(result.out_dir / INDEX_NAME, index):
         result.written += 1
     return result
@@ -536,11 +553,55 @@ def write_evidence_pages(ledger_path: str, out: str, *, audience: str | None = N
     return 0
 
 
-def render_index(result: EvidencePages, *, ledger_name: str) -> str:
-    """The read-only index of the pages: relative links only, nothing loaded or run."""
+def _listing(result: EvidencePages) -> dict[str, object]:
+    """A ledger's part of the folder's index, as its record keeps it for the other ledgers'
+    runs (public: it is what the index shows)."""
+    entries = [{**dataclasses.asdict(e), "state": e.state.value} for e in result.entries]
+    return {"entries": entries, "restricted_sources": result.restricted_sources}
 
-    def e(value: object) -> str:
-        return html.escape(str(value), quote=True)
+
+def _other_listings(out_dir: Path, relative: str) -> list[tuple[str, EvidencePages]]:
+    """The listings the folder's other ledgers recorded (``remove_unwritten``); a record from
+    before listings were kept lists its pages alone, until that ledger's next run."""
+    import json
+
+    found = []
+    for path in sorted(out_dir.glob(_MANIFEST_GLOB)):
+        try:
+            record = json.loads(path.read_bytes())
+            ledger, pages = str(record["ledger"]), [str(n) for n in record["pages"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if ledger == relative:
+            continue
+        listed = EvidencePages(out_dir)
+        try:
+            listed.entries = [
+                IndexEntry(**{**e, "state": State(e["state"])}) for e in record["entries"]
+            ]
+            listed.restricted_sources = int(record.get("restricted_sources", 0))
+        except (KeyError, TypeError, ValueError):
+            note = "listed by this ledger's next `citeledger evidence` run"
+            listed.entries = [
+                IndexEntry("", 0, None, None, "", State.UNCHECKED, page=n, note=note) for n in pages
+            ]
+        found.append((ledger, listed))
+    return found
+
+
+def render_index(
+    result: EvidencePages,
+    *,
+    ledger_name: str,
+    sections: Sequence[tuple[str, EvidencePages]] = (),
+) -> str:
+    """The read-only index of the pages: relative links only, nothing loaded or run.
+
+    With ``sections`` (ledger, its pages), the index of a folder several ledgers publish into:
+    one section each, so no ledger's run hides the other's pages."""
+    e = _escape
+
+    title = f"Evidence pages of {ledger_name}" if not sections else "Evidence pages"
 
     out = [
         "<!DOCTYPE html>",
@@ -551,15 +612,42 @@ def render_index(result: EvidencePages, *, ledger_name: str) -> str:
         '<meta name="referrer" content="no-referrer">',
         '<meta name="robots" content="noindex, nofollow">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(f'Evidence pages of {ledger_name}')}</title>",
+        f"<title>{e(title)}</title>",
         f"<style>\n{stylesheet()}{_INDEX_CSS}</style>",
         "</head>",
         '<body class="citeledger-evidence citeledger-evidence-index">',
         "<header>",
-        f"<h1>Evidence pages of <code>{e(ledger_name)}</code></h1>",
+        f"<h1>Evidence pages of <code>{e(ledger_name)}</code></h1>"
+        if not sections
+        else f"<h1>Evidence pages of {len(sections)} ledgers</h1>",
         "</header>",
         "<main>",
     ]
+    for name, part in sections or [("", result)]:
+        if sections:
+            out.append(f"<h2>Ledger <code>{e(name)}</code></h2>")
+        out += _index_section(part)
+    out += [
+        "</main>",
+        '<footer><p class="citeledger-evidence-note">',
+        f"Written by citeledger {e(__version__)}. Read-only: nothing here navigates out, "
+        "submits or loads anything.",
+        "</p></footer>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _escape(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _index_section(result: EvidencePages) -> list[str]:
+    """One ledger's summary line and table of pages."""
+    e = _escape
+
+    out: list[str] = []
     n_pages = len(result.pages)
     out.append(
         f"<p>{n_pages} evidence {'page' if n_pages == 1 else 'pages'}, one per retrieval "
@@ -604,13 +692,4 @@ def render_index(result: EvidencePages, *, ledger_name: str) -> str:
             f"<p>{n} {'source is' if n == 1 else 'sources are'} restricted to another audience "
             "and not listed.</p>"
         )
-    out += [
-        "</main>",
-        '<footer><p class="citeledger-evidence-note">',
-        f"Written by citeledger {e(__version__)}. Read-only: nothing here navigates out, "
-        "submits or loads anything.",
-        "</p></footer>",
-        "</body>",
-        "</html>",
-    ]
-    return "\n".join(out) + "\n"
+    return out
