@@ -37,7 +37,7 @@ from typing import Any
 
 from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir
-from citeledger.confine import RealPaths
+from citeledger.confine import RealPaths, below
 from citeledger.model import Extracted, Retrieval
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -606,8 +606,7 @@ class EvidenceReader:
 
     def _resolve(self, rel: str) -> Path | None:
         real = self._real(os.path.join(self.root, rel))
-        inside = self._real_root if self._real_root.endswith(os.sep) else self._real_root + os.sep
-        return Path(real) if real == self._real_root or real.startswith(inside) else None
+        return Path(real) if below(real, self._real_root) else None
 
     @cached_property
     def _real_root(self) -> str:
