@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from citeledger.evidence.page import (
     CSP,
     bundle_problems,
     evidence_page_name,
+    page_identity,
     render_evidence_page,
     stylesheet,
 )
@@ -276,7 +276,7 @@ class RenderedPages:
                 names = []
             pages: dict[tuple[str, str], set[str]] = {}
             for name in names:
-                identity = _page_identity(name)
+                identity = page_identity(name)
                 if identity is not None:
                     pages.setdefault(identity, set()).add(name)
             folder = self._folders[real] = _Folder(pages)
@@ -305,14 +305,14 @@ class RenderedPages:
                     self._made.setdefault(made, []).append((judgement, key, back, digest))
                 changed |= write_if_changed(pages.out_dir / name, page.html, folder_sync=False)
                 folder.wrote[name] = digest
-                identity = _page_identity(name)
+                identity = page_identity(name)
                 if identity is not None:
                     folder.pages.setdefault(identity, set()).add(name)
             written.append(name)
         if changed:  # the folder once for all its new names, before the document links them
             fsync_dir(pages.out_dir)
         keep = set(written)
-        for identity in {_page_identity(name) for name in written}:
+        for identity in {page_identity(name) for name in written}:
             there = folder.pages.get(identity) if identity is not None else None
             if not there:
                 continue
@@ -326,18 +326,6 @@ class RenderedPages:
 
 # --- replaced, not accumulated -----------------------------------------------------------------
 
-# evidence_page_name: <key slug>-<retrieval stamp>-<body digest>-<writer's quote digest>.html
-_PAGE_NAME = re.compile(
-    r"^(?P<key>.+)-(?:[0-9A-Za-z]{1,20})-(?:[0-9a-f]{12}|nobody)-(?P<quote>[0-9a-f]{8}|noquote)"
-    r"\.html$"
-)
-
-
-def _page_identity(name: str) -> tuple[str, str] | None:
-    """(key slug, writer's quote digest) of an evidence page's file name; None for other files."""
-    m = _PAGE_NAME.match(name)
-    return (m["key"], m["quote"]) if m else None
-
 
 def remove_superseded(out_dir: Path, written: Sequence[str]) -> int:
     """Remove the older pages of the quotes just published; returns how many were removed.
@@ -347,7 +335,7 @@ def remove_superseded(out_dir: Path, written: Sequence[str]) -> int:
     same key's same quote (same quote digest) as a page written now; other files, and pages of
     quotes not written now (another document in the same folder may link them), are left alone.
     """
-    current = {_page_identity(n) for n in written}
+    current = {page_identity(n) for n in written}
     return _remove(out_dir, set(written), lambda name, identity: identity in current)
 
 
@@ -410,7 +398,7 @@ def _remove(
     except OSError:
         return 0
     for name in names:
-        identity = _page_identity(name)
+        identity = page_identity(name)
         if name in keep or identity is None or not superseded(name, identity):
             continue
         try:
