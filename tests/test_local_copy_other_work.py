@@ -131,3 +131,12 @@ def test_the_arxiv_stamp_and_the_header_are_the_copys_own_identifiers() -> None:
     refs = "[3] arXiv:1409.0473 [cs.CL]\n" + "doi:10.5555/cited\n"
     text = page1 + "\f" + refs
     assert page_identifiers(text, (0, len(page1) + 1)) == ("arxiv:1706.03762",)
+
+
+def test_a_footer_counts_only_as_a_doi_line_not_a_footnote_citing_one() -> None:
+    body = "Title\n" + "words\n" * 20
+    cited = body + "1 See doi:10.5555/cited for the method.\n"
+    own = body + "doi: 10.5555/own.work\n"
+    for page1, named in ((cited, ()), (own, ("doi:10.5555/own.work",))):
+        text = page1 + "\fpage two\n"
+        assert page_identifiers(text, (0, len(page1) + 1)) == named

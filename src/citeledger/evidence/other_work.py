@@ -34,6 +34,7 @@ _META_DOI = re.compile(
 _ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)  # a PDF literal string's escapes
 _DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)")
 _TEXT_DOI = re.compile(r"(?i)\bdoi(?::\s*|\.org/)(\S+)")
+_OWN_LINE = re.compile(r"(?i)\s*(?:doi\b|(?:https?://)?(?:dx\.)?doi\.org/)")
 _ARXIV_STAMP = re.compile(r"arXiv:\s*(\S+?)\s*\[[A-Za-z.-]+\]")
 _EDGE_LINES = 6  # lines at the top and the bottom of page 1 that count as header and footer
 
@@ -87,7 +88,10 @@ def page_identifiers(text: str, page_starts: Sequence[int]) -> tuple[str, ...]:
     paged = len(page_starts) > 1
     first = text[: page_starts[1]] if paged else text
     lines = [line for line in first.splitlines() if line.strip()]
-    edges = "\n".join(lines[:_EDGE_LINES] + (lines[_EDGE_LINES:][-_EDGE_LINES:] if paged else []))
+    # a footer counts only as a line that is the DOI ("doi: 10…", "https://doi.org/10…"): a
+    # footnote citing another work ("1 See doi:10…") is not the copy naming itself
+    footer = [x for x in lines[_EDGE_LINES:][-_EDGE_LINES:] if _OWN_LINE.match(x)] if paged else []
+    edges = "\n".join(lines[:_EDGE_LINES] + footer)
     found = []
     for m in _TEXT_DOI.finditer(edges):
         value = m[1].rstrip(".,;:)]}>'\"")

@@ -704,7 +704,9 @@ class EvidenceReader:
                 ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
                 ev.title = meta.get("title")
                 ev.last_revised = meta.get("last_revised")
-        if (ev.target_uri or "").startswith("file:"):
+        if (ev.target_uri or "").startswith("file:") and not (ev.identifier or "").startswith(
+            "file:"
+        ):  # a local copy read for a DOI or arXiv id: only then is its own name asked
             from citeledger.evidence.other_work import metadata_identifiers
 
             ev.metadata_identifiers = metadata_identifiers(ev.body)
