@@ -126,3 +126,30 @@ def test_the_environment_allows_what_the_command_line_allows(
     monkeypatch.setenv("CITELEDGER_ALLOW_OUTSIDE", "1")
     assert main(["verify", "--yes"]) == 0
     assert os.listdir(project.parent / "store")
+
+
+def test_a_sibling_sharing_the_folders_name_as_a_prefix_is_outside_for_every_reader(
+    tmp_path: Path,
+) -> None:
+    """``/x/proj2`` is not inside ``/x/proj``: the one prefix rule (``confine.below``), as the
+    document's paths, the ledger's files and the evidence store all apply it."""
+    from citeledger.confine import below, inside
+    from citeledger.errors import LedgerError
+    from citeledger.evidence.store import EvidenceReader
+    from citeledger.ledger import load_ledger
+
+    proj, sibling = tmp_path / "proj", tmp_path / "proj2"
+    (proj / "store").mkdir(parents=True)
+    (tmp_path / "proj" / "store2").mkdir()
+    sibling.mkdir()
+    (sibling / "a.txt").write_text("words")
+    (proj / "store2" / "e.warc.gz").write_bytes(b"")
+    assert below(str(proj), str(proj)) and below(str(proj / "a"), str(proj) + os.sep)
+    assert below("/a", "/") and not below("/a/bc", "/a/b")
+    assert inside(proj / "a.txt", [proj]) and not inside(sibling / "a.txt", [proj])
+    ledger = proj / "citeledger.yaml"
+    ledger.write_text("sources:\n  k:\n    file: ../proj2/a.txt\n")
+    with pytest.raises(LedgerError, match="outside"):
+        load_ledger(ledger)
+    ev = EvidenceReader(proj / "store").load("../store2/e.warc.gz")
+    assert ev.problems == ["evidence path '../store2/e.warc.gz' leaves the evidence store"]

@@ -17,6 +17,8 @@ from citeledger.evidence.page import (
     CONTEXT_LIMIT,
     CSP,
     evidence_page_name,
+    page_identity,
+    page_slug,
     render_evidence_page,
     stylesheet,
 )
@@ -552,6 +554,21 @@ def test_page_names_from_odd_keys_stay_in_their_folder(key: str) -> None:
     name = evidence_page_name(receipt(), key)
     assert re.fullmatch(r"[A-Za-z0-9._-]+\.html", name)
     assert not name.startswith(".") and "/" not in name and ".." not in name.split("-")[0]
+
+
+@pytest.mark.parametrize("key", ["hchm", "doi:10.1101/2020.01.01", "a-2026-x", "ü-key"])
+@pytest.mark.parametrize("body", ["some body", None])
+def test_a_page_name_reads_back_as_the_key_and_quote_it_was_made_from(
+    key: str, body: str | None
+) -> None:
+    """The folder's clean-up knows a page by (key slug, quote digest): the one reading of the
+    layout ``evidence_page_name`` writes, whatever the key and retrieval."""
+    r = receipt(body_sha256=sha(body) if body else None)
+    assert page_identity(evidence_page_name(r, key)) == (
+        page_slug(key),
+        r.writer_quote_sha256[:8],
+    )
+    assert page_identity("index.html") is None and page_identity("notes-1-2-3.html") is None
 
 
 def test_page_name_without_body() -> None:

@@ -17,6 +17,7 @@ from browser_util import MANUAL, URL  # the sample claims manual the browser tes
 from citeledger.evidence.publish import (
     INDEX_NAME,
     EvidencePageSet,
+    RenderedPages,
     back_links_for,
     build_evidence_pages,
     write_evidence_page,
@@ -340,3 +341,44 @@ def test_two_ledgers_share_one_pages_folder_and_each_removes_only_its_own(
     assert not old_b.exists()
     for name in (*edited.pages, *first_b.pages):
         assert (out / name).is_file(), name
+
+
+def test_a_batch_draws_each_page_from_its_own_store(ledger_path: Path, tmp_path: Path) -> None:
+    """Two builds of one batch, two evidence stores, one pages folder: an equal judgement does
+    not make store B's page a copy of the one drawn from store A's evidence."""
+    ledger = load_ledger(ledger_path)
+    reader = EvidenceReader(ledger.evidence_dir)
+    j = Judge(ledger, reader=reader).judge(CitationRef("hchm", locator="sec. 14.2"))
+    assert j.state is State.CHECKED
+    rendered, out = RenderedPages(), tmp_path / "ev"
+    a = EvidencePageSet(reader, out, rendered)
+    (name,) = [a.add(j, key="hchm")]
+    assert a.write() == [name] and name is not None
+    assert "FAILED" not in (out / name).read_text(encoding="utf-8").split("<main>")[1][:400]
+    (tmp_path / "empty-store").mkdir()
+    b = EvidencePageSet(EvidenceReader(tmp_path / "empty-store"), out, rendered)
+    b.add(j, key="hchm")
+    assert b.write() == [name]
+    assert "FAILED" in (out / name).read_text(encoding="utf-8")  # B holds no evidence for it
+
+
+def test_two_ledgers_in_one_folder_share_an_index_that_lists_both(tmp_path: Path) -> None:
+    """The folder's index.html is not the last ledger's alone: it lists every ledger's pages,
+    the same whichever ran last; a folder of one ledger keeps its one-ledger index."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = make_ledger(tmp_path / "a"), make_ledger(tmp_path / "b", prefix="b-")
+    out = tmp_path / "site" / "evidence"
+    first_a = build_evidence_pages(a, out)
+    alone = (out / INDEX_NAME).read_text(encoding="utf-8")
+    assert "Evidence pages of <code>citeledger.yaml</code>" in alone
+    first_b = build_evidence_pages(b, out)
+    index = (out / INDEX_NAME).read_text(encoding="utf-8")
+    links = set(re.findall(r'href="([^"]*)"', index))
+    assert links == set(first_a.pages) | set(first_b.pages)
+    assert "@hchm-misquoted" in index and "@b-hchm-misquoted" in index
+    assert "@larson2019" in index and "@b-larson2019" in index  # never verified, both
+    assert "Ledger <code>../../a/citeledger.yaml</code>" in index
+    assert "Ledger <code>../../b/citeledger.yaml</code>" in index
+    build_evidence_pages(a, out)
+    assert (out / INDEX_NAME).read_text(encoding="utf-8") == index  # whichever ran last

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeledger.confine import below
 from citeledger.evidence.store import EvidenceReader
-from citeledger.ledger.load import _inside
 
 NAMES = [
     "ab/f.warc",
@@ -79,6 +79,6 @@ ABSOLUTE = st.lists(PART, max_size=4).map(lambda ps: os.path.normpath("/" + "/".
 def test_a_ledger_file_is_inside_its_folder_exactly_when_commonpath_says_so(
     path: str, folder: str
 ) -> None:
-    """The ledger's confinement of ``file:`` sources (``load._inside``, a prefix test for
+    """The ledger's confinement of ``file:`` sources (``confine.below``, a prefix test for
     speed) decides as ``os.path.commonpath`` does: ``/ab`` is not inside ``/a``."""
-    assert _inside(path, folder) == (os.path.commonpath([path, folder]) == folder)
+    assert below(path, folder) == (os.path.commonpath([path, folder]) == folder)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -20,7 +21,7 @@ import pytest
 
 from citeledger.build.filter import main as filter_main
 from citeledger.cli import main
-from citeledger.evidence.judgements import FOLDER
+from citeledger.evidence.judgements import FOLDER, USED
 from citeledger.evidence.store import EvidenceReader
 from citeledger.ledger import load_ledger
 
@@ -230,3 +231,70 @@ def test_a_store_whose_index_folder_lost_its_gitignore_gets_it_back(project: Pat
         shard.unlink()  # the next build saves afresh
     _build(project)
     assert ignore.read_text().splitlines()[-1] == "*"
+
+
+def _stamp_every_entry(folder: Path, day: str) -> None:
+    for shard in _index_shards(folder):
+        entries = json.loads(shard.read_text("utf-8"))
+        shard.write_text(json.dumps({k: {**e, USED: day} for k, e in entries.items()}), "utf-8")
+
+
+def test_entries_no_build_uses_are_pruned_and_the_old_layout_is_deleted(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry unused for KEEP_DAYS (a removed source's, an old text's) is forgotten when a
+    build saves; the ones this build used stay; the two-letter shards of the earlier layout go,
+    and nothing else in the folder is touched."""
+    _build(project)
+    folder = project / ".citeledger" / FOLDER
+    used = {k for shard in _index_shards(project) for k in json.loads(shard.read_text("utf-8"))}
+    assert len(used) == 4
+    _stamp_every_entry(project, "2001-01-01")  # long unused, every one
+    stale = next(iter(used))
+    shard = folder / f"{stale[0]}.json"
+    entries = json.loads(shard.read_text("utf-8"))
+    entries["f" * 64 if stale[0] == "f" else stale[0] + "0" * 63] = entries[stale]  # a gone source
+    shard.write_text(json.dumps(entries), "utf-8")
+    (folder / "f.json").write_text(json.dumps({"f" * 64: {"state": "checked", USED: "2001-01-01"}}))
+    (folder / "ab.json").write_text("{}")  # the earlier layout's
+    (folder / "notes.txt").write_text("mine")
+    built = _build(project)
+    assert built == _without_index(project, monkeypatch)
+    assert _states(built[0]) == ["checked"] * 4
+    kept = {k for shard in _index_shards(project) for k in json.loads(shard.read_text("utf-8"))}
+    assert kept == used  # the four this build used, restamped; the stale two forgotten
+    assert not (folder / "ab.json").exists() and (folder / "notes.txt").read_text() == "mine"
+    assert (folder / ".gitignore").exists()
+
+
+def test_a_read_only_index_with_stale_entries_still_builds(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _build(project)
+    _stamp_every_entry(project, "2001-01-01")
+    folder = project / ".citeledger" / FOLDER
+    (folder / "ab.json").write_text("{}")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    folder.chmod(0o555)
+    for p in folder.iterdir():
+        p.chmod(0o444)
+    try:
+        built = _build(project)
+    finally:
+        folder.chmod(0o755)
+    assert _states(built[0]) == ["checked"] * 4
+    if os.geteuid() != 0:  # root writes through permissions
+        assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_an_index_folder_that_leads_outside_the_store_is_never_written(
+    project: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "ab.json").write_text("{}")
+    shutil.rmtree(project / ".citeledger" / FOLDER, ignore_errors=True)
+    (project / ".citeledger" / FOLDER).symlink_to(elsewhere)
+    built = _build(project)
+    assert _states(built[0]) == ["checked"] * 4
+    assert [p.name for p in elsewhere.iterdir()] == ["ab.json"]

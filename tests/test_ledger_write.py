@@ -13,6 +13,7 @@ import pytest
 
 from citeledger.errors import LedgerError
 from citeledger.ledger import (
+    add_quote,
     add_source,
     append_receipt,
     append_receipts,
@@ -605,3 +606,39 @@ def test_a_value_yaml_cannot_hold_is_refused(ledger: Path) -> None:
     with pytest.raises(LedgerError, match="cannot write a set"), edit_ledger(ledger) as doc:
         doc["sources"]["hchm"]["keyword"] = {"a", "b"}
     assert ledger.read_bytes() == before
+
+
+@pytest.mark.parametrize("key", ["a", "b"])
+@pytest.mark.parametrize(
+    "shared",
+    [
+        "  a:\n    doi: 10.1234/a\n    quotes: &shared\n      - text: shared words\n"
+        "  b:\n    doi: 10.1234/b\n    quotes: *shared\n",
+        "  a: &src\n    doi: 10.1234/a\n    quotes:\n      - text: shared words\n  b: *src\n",
+    ],
+)
+def test_a_quote_is_not_added_to_quotes_shared_through_an_alias(
+    tmp_path: Path, key: str, shared: str
+) -> None:
+    """The new quote would appear under both sources: refused, one line, nothing written."""
+    path = tmp_path / "citeledger.yaml"
+    original = "sources:\n" + shared
+    path.write_text(original, "utf-8")
+    with pytest.raises(LedgerError) as err:
+        add_quote(path, key, "new words")
+    line = err.value.one_line()
+    assert "shared with another source through *" in line and "\n" not in line
+    assert f"{path}:" in line and "write this source's quotes out in full" in line
+    assert path.read_text("utf-8") == original
+    assert all(
+        [q.text for q in s.quotes] == ["shared words"] for s in load_ledger(path).sources.values()
+    )
+
+
+def test_an_anchor_nothing_aliases_takes_a_new_quote(tmp_path: Path) -> None:
+    path = tmp_path / "citeledger.yaml"
+    path.write_text(
+        "sources: &all\n  a: &src\n    doi: 10.1234/a\n    quotes: &q\n      - text: w\n"
+    )
+    add_quote(path, "a", "new words")
+    assert [q.text for q in load_ledger(path).sources["a"].quotes] == ["w", "new words"]

@@ -155,6 +155,8 @@ def test_the_writer_reviews_each_checked_claim_on_a_terminal(
     term.type("")
     assert "1 reviewed, 1 disputed, 0 skipped" in term.expect("skipped")
     assert term.close() == 0
+    assert not Path(snapshot).parent.exists()  # the session's images go with it
+    assert list((tmp_path / "tmp").iterdir()) == []  # nothing left in the temporary folder
 
     text = ledger.read_text(encoding="utf-8")
     assert "# the writer's own notes stay" in text and "# from page 2" in text  # nothing lost
@@ -183,7 +185,9 @@ def test_skip_and_quit_record_nothing(tmp_path: Path, monkeypatch: pytest.Monkey
     ledger, _, _ = _project(tmp_path)
     text = ledger.read_text(encoding="utf-8")
     term = _review(tmp_path, "--as", "Bo Reader")
-    term.expect("[q]uit: ")
+    first = term.expect("[q]uit: ")
+    snapshot = Path(first.split("Snapshot: ", 1)[1].split("\n", 1)[0].strip())
+    assert snapshot.read_bytes().startswith(b"\x89PNG")  # openable while the writer answers
     term.type("maybe")  # not an answer: asked again
     term.expect("please answer s, d, k or q")
     term.type("k")
@@ -191,6 +195,7 @@ def test_skip_and_quit_record_nothing(tmp_path: Path, monkeypatch: pytest.Monkey
     term.type("q")
     assert "0 reviewed, 0 disputed, 1 skipped" in term.expect("skipped")
     assert term.close() == 0
+    assert not snapshot.parent.exists()  # quitting removes them too
     assert ledger.read_text(encoding="utf-8") == text
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from citeledger.build.pinpoints import normalize_locator
 from citeledger.evidence.judgements import JudgementIndex
+from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
 from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
 from citeledger.locate.edits import count_phrase, describe, describe_all
@@ -55,6 +56,7 @@ _JUDGING_CODE = (
     "build/pinpoints.py",
     "evidence/store.py",
     "evidence/registry.py",
+    "evidence/other_work.py",
     "evidence/derivation.py",
     "locate/locator.py",
     "locate/normalize.py",
@@ -400,6 +402,8 @@ class Judge:
         if problem is not None:
             state, reason = problem
             return verdict(state, reason)
+        if ev is not None and (other := evidence_is_other_work(ev)):  # evidence/other_work.py
+            return verdict(State.METADATA_MISMATCH, f"Not checked: {other}.")
         mismatch = (
             metadata_mismatch(str(source.csl.get("title") or ""), registry)
             if ev is not None

@@ -18,14 +18,24 @@ machine did not write, a missing or corrupt index, an unreadable cache: all are 
 again. Writes are atomic, only under ``<store>/judgements/`` (which ignores itself for git:
 the store is committed, the index is one machine's), and skipped when the store cannot be
 written (a read-only store still builds, without the index).
+
+The index is pruned when a build saves: each entry carries the day a build last used it
+(outside its seal — it decides only what to forget, never what to believe), restamped at most
+once a day, and one no build used for ``KEEP_DAYS`` is dropped — so are the verdicts of sources
+no ledger has any more, whose keys nothing asks for. The shard files of the earlier two-letter
+layout (``ab.json``), which no build reads, are deleted. Nothing is written or deleted when the
+index folder resolves outside the store (a symbolic link).
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as _dt
 import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +44,19 @@ from typing import Any
 import orjson
 
 from citeledger.atomic import atomic_write
+from citeledger.confine import inside
 from citeledger.evidence.derivation import cache_dir
 
 FORMAT = 1  # bump when an entry's meaning changes: older entries are then never matched
 FOLDER = "judgements"
+KEEP_DAYS = 90  # an entry no build used for this long is forgotten
+USED = "used"  # the day a build last used an entry: not sealed, it only decides what to forget
+_SHARD = re.compile(r"[0-9a-f]\.json")
+_OLD_SHARD = re.compile(r"[0-9a-f]{2}\.json")  # the earlier 256-shard layout: never read now
+
+
+def _today() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
 
 
 @dataclass(frozen=True)
@@ -103,6 +122,8 @@ class JudgementIndex:
     # the verdicts this view put, as the next build would read them back: a batch's later
     # pages (``build.batch``) find what its earlier ones judged before anything is saved
     _made: dict[str, Remembered] = field(default_factory=dict)
+    _used: dict[str, set[str]] = field(default_factory=dict)  # shard → keys to restamp today
+    _today: str = field(default_factory=_today)
 
     @classmethod
     def open(cls, store: str | os.PathLike[str]) -> JudgementIndex:
@@ -139,7 +160,7 @@ class JudgementIndex:
         entry = self._shard(key).get(key)
         if not isinstance(entry, dict):
             return None
-        body = {k: v for k, v in entry.items() if k != "mac"}
+        body = {k: v for k, v in entry.items() if k not in ("mac", USED)}
         mac = entry.get("mac")
         try:
             sealed = _seal(self.secret, key, body)
@@ -152,6 +173,8 @@ class JudgementIndex:
             remembered = Remembered(str(body["state"]), tuple(map(str, body["reasons"])), files)
         except (KeyError, TypeError, ValueError):
             return None
+        if files and entry.get(USED) != self._today:
+            self._used.setdefault(_shard_name(key), set()).add(key)
         return remembered if files else None
 
     def put(self, key: str, state: str, reasons: tuple[str, ...], files: dict[str, str]) -> None:
@@ -162,33 +185,59 @@ class JudgementIndex:
             "reasons": list(reasons),
             "files": sorted([p, d] for p, d in files.items()),
         }
-        entry = {**body, "mac": _seal(self.secret, key, body)}
+        entry = {**body, "mac": _seal(self.secret, key, body), USED: self._today}
         self._made[key] = Remembered(state, tuple(reasons), tuple(map(tuple, body["files"])))
         if self._shard(key).get(key) != entry:
             self._new.setdefault(_shard_name(key), {})[key] = entry
 
     def save(self) -> None:
-        """Write the shards that gained entries, merged with what is on disk now (another build
-        may have written meanwhile); a store that cannot be written keeps no index."""
+        """Write the shards that gained or used entries, merged with what is on disk now
+        (another build may have written meanwhile), pruned; a store that cannot be written
+        keeps no index, and one whose index folder lies elsewhere is not written at all."""
         folder = self.root / FOLDER
-        if not self.root.is_dir() or not self._new:
+        if not self.root.is_dir() or not (self._new or self._used):
             return
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            if not inside(folder, [self.root]):
+                return
             if not (folder / ".gitignore").exists():  # this machine's cache, never to commit
                 atomic_write(folder / ".gitignore", b"# citeledger's build index\n*\n")
+            names = [p.name for p in folder.iterdir()]
         except OSError:
             return
-        for name, entries in self._new.items():
-            path = folder / f"{name}.json"
-            try:
-                on_disk = json.loads(path.read_bytes())
-            except (OSError, ValueError):
-                on_disk = {}
-            merged = {**(on_disk if isinstance(on_disk, dict) else {}), **entries}
+        oldest = (_dt.date.fromisoformat(self._today) - _dt.timedelta(days=KEEP_DAYS)).isoformat()
+        for name in sorted({n[:-5] for n in names if _SHARD.fullmatch(n)} | set(self._new)):
+            if not self._save_shard(folder, name, oldest):
+                return
+        for name in names:
+            if _OLD_SHARD.fullmatch(name):
+                with contextlib.suppress(OSError):  # another build's, a moment ago
+                    (folder / name).unlink()
+        self._new.clear()
+        self._used.clear()
+
+    def _save_shard(self, folder: Path, name: str, oldest: str) -> bool:
+        """One shard merged with this build's entries, restamped and pruned, written if that
+        changed it; False when it cannot be written (the rest is not tried)."""
+        path = folder / f"{name}.json"
+        try:
+            on_disk = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            on_disk = {}
+        before = on_disk if isinstance(on_disk, dict) else {}
+        merged = {**before, **self._new.get(name, {})}
+        for key, entry in list(merged.items()):
+            if not isinstance(entry, dict):
+                del merged[key]
+            elif key in self._used.get(name, ()) or not isinstance(entry.get(USED), str):
+                merged[key] = {**entry, USED: self._today}  # an unstamped entry ages from now
+            elif entry[USED] < oldest:
+                del merged[key]
+        if merged != before:
             try:
                 atomic_write(path, json.dumps(merged, ensure_ascii=False, sort_keys=True).encode())
             except OSError:
-                return
-            self._shards[name] = merged
-        self._new.clear()
+                return False
+        self._shards[name] = merged
+        return True

@@ -105,6 +105,20 @@ def evidence_page_name(receipt: Receipt, key: str | None = None) -> str:
     return "-".join(parts) + ".html"
 
 
+# evidence_page_name's layout read back: <key slug>-<stamp>-<body digest>-<quote digest>.html
+_PAGE_NAME = re.compile(
+    r"^(?P<key>.+)-(?:[0-9A-Za-z]{1,20})-(?:[0-9a-f]{12}|nobody)-(?P<quote>[0-9a-f]{8}|noquote)"
+    r"\.html$"
+)
+
+
+def page_identity(name: str) -> tuple[str, str] | None:
+    """(key slug, writer's quote digest) of an evidence page's file name, as
+    ``evidence_page_name`` wrote it; None for other files. Beside it: one layout, one place."""
+    m = _PAGE_NAME.match(name)
+    return (m["key"], m["quote"]) if m else None
+
+
 # --- context ----------------------------------------------------------------------------------
 
 

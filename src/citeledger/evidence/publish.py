@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from citeledger.evidence.page import (
     CSP,
     bundle_problems,
     evidence_page_name,
+    page_identity,
     render_evidence_page,
     stylesheet,
 )
@@ -246,14 +246,22 @@ class RenderedPages:
     renders the same bytes on every page."""
 
     def __init__(self) -> None:
-        # name -> (judgement, key, back links, digest of the page they render)
-        self._made: dict[str, list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]] = {}
+        # (real store root, name) -> (judgement, key, back links, digest of the page they
+        # render): a page is drawn from its store's evidence, so an equal judgement of another
+        # store's receipt (a second ledger of the batch) is another page until rendered
+        self._made: dict[
+            tuple[str, str], list[tuple[Judgement, str, tuple[tuple[str, str], ...], str]]
+        ] = {}
         self._folders: dict[str, _Folder] = {}  # by real path: one folder however it is named
 
     def _digest(
-        self, name: str, judgement: Judgement, key: str, links: tuple[tuple[str, str], ...]
+        self,
+        made: tuple[str, str],
+        judgement: Judgement,
+        key: str,
+        links: tuple[tuple[str, str], ...],
     ) -> str | None:
-        for j, k, ls, digest in self._made.get(name, ()):
+        for j, k, ls, digest in self._made.get(made, ()):
             if k == key and ls == links and j == judgement:
                 return digest
         return None
@@ -268,7 +276,7 @@ class RenderedPages:
                 names = []
             pages: dict[tuple[str, str], set[str]] = {}
             for name in names:
-                identity = _page_identity(name)
+                identity = page_identity(name)
                 if identity is not None:
                     pages.setdefault(identity, set()).add(name)
             folder = self._folders[real] = _Folder(pages)
@@ -278,6 +286,7 @@ class RenderedPages:
         """``EvidencePageSet.write`` for one build of the batch: the same files written, the
         same superseded pages removed (``remove_superseded``), the rendering shared."""
         folder = self._folder(pages.out_dir)
+        store = os.path.realpath(pages.reader.root)
         written: list[str] = []
         changed = False
         for judgement, key, links in pages.collected():
@@ -285,24 +294,25 @@ class RenderedPages:
             if receipt is None:
                 continue
             name, back = evidence_page_name(receipt, key), tuple(links)
-            digest = self._digest(name, judgement, key, back)
+            made = (store, name)
+            digest = self._digest(made, judgement, key, back)
             if digest is None or folder.wrote.get(name) != digest:
                 page = render_page(judgement, pages.reader, key=key, back_links=back)
                 if page is None:  # pragma: no cover - page_receipt answered above
                     continue
                 digest = sha256_hex(page.html)
-                if self._digest(name, judgement, key, back) is None:
-                    self._made.setdefault(name, []).append((judgement, key, back, digest))
+                if self._digest(made, judgement, key, back) is None:
+                    self._made.setdefault(made, []).append((judgement, key, back, digest))
                 changed |= write_if_changed(pages.out_dir / name, page.html, folder_sync=False)
                 folder.wrote[name] = digest
-                identity = _page_identity(name)
+                identity = page_identity(name)
                 if identity is not None:
                     folder.pages.setdefault(identity, set()).add(name)
             written.append(name)
         if changed:  # the folder once for all its new names, before the document links them
             fsync_dir(pages.out_dir)
         keep = set(written)
-        for identity in {_page_identity(name) for name in written}:
+        for identity in {page_identity(name) for name in written}:
             there = folder.pages.get(identity) if identity is not None else None
             if not there:
                 continue
@@ -316,18 +326,6 @@ class RenderedPages:
 
 # --- replaced, not accumulated -----------------------------------------------------------------
 
-# evidence_page_name: <key slug>-<retrieval stamp>-<body digest>-<writer's quote digest>.html
-_PAGE_NAME = re.compile(
-    r"^(?P<key>.+)-(?:[0-9A-Za-z]{1,20})-(?:[0-9a-f]{12}|nobody)-(?P<quote>[0-9a-f]{8}|noquote)"
-    r"\.html$"
-)
-
-
-def _page_identity(name: str) -> tuple[str, str] | None:
-    """(key slug, writer's quote digest) of an evidence page's file name; None for other files."""
-    m = _PAGE_NAME.match(name)
-    return (m["key"], m["quote"]) if m else None
-
 
 def remove_superseded(out_dir: Path, written: Sequence[str]) -> int:
     """Remove the older pages of the quotes just published; returns how many were removed.
@@ -337,7 +335,7 @@ def remove_superseded(out_dir: Path, written: Sequence[str]) -> int:
     same key's same quote (same quote digest) as a page written now; other files, and pages of
     quotes not written now (another document in the same folder may link them), are left alone.
     """
-    current = {_page_identity(n) for n in written}
+    current = {page_identity(n) for n in written}
     return _remove(out_dir, set(written), lambda name, identity: identity in current)
 
 
@@ -349,17 +347,27 @@ _MANIFEST = ".citeledger-pages-{}.json"
 _MANIFEST_GLOB = ".citeledger-pages-*.json"
 
 
+def _ledger_relative(ledger_path: str | os.PathLike[str], out_dir: Path) -> str:
+    """How a ledger is named in the folder's records: its path relative to the folder."""
+    return os.path.relpath(os.path.realpath(ledger_path), os.path.realpath(out_dir))
+
+
 def remove_unwritten(
-    out_dir: Path, written: Sequence[str], ledger_path: str | os.PathLike[str], keys: Iterable[str]
+    out_dir: Path,
+    written: Sequence[str],
+    ledger_path: str | os.PathLike[str],
+    keys: Iterable[str],
+    listing: dict[str, object] | None = None,
 ) -> int:
     """``citeledger evidence``: remove this ledger's pages not written now, then record the
-    pages it wrote. Its pages are those its last run recorded, and (from before any record)
-    the pages named by one of its keys that no other ledger's record claims."""
+    pages it wrote (and ``listing``, its part of the folder's index). Its pages are those its
+    last run recorded, and (from before any record) the pages named by one of its keys that no
+    other ledger's record claims."""
     import json
 
     from citeledger.evidence.page import page_slug
 
-    relative = os.path.relpath(os.path.realpath(ledger_path), os.path.realpath(out_dir))
+    relative = _ledger_relative(ledger_path, out_dir)
     mine = out_dir / _MANIFEST.format(sha256_hex(relative)[:16])
     previous: set[str] = set()
     others: set[str] = set()
@@ -375,7 +383,7 @@ def remove_unwritten(
         return name in previous or (name not in others and identity[0] in slugs)
 
     removed = _remove(out_dir, set(written), is_mine)
-    record = {"ledger": relative, "pages": sorted(written)}
+    record = {"ledger": relative, "pages": sorted(written), **(listing or {})}
     write_if_changed(mine, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
     return removed
 
@@ -390,7 +398,7 @@ def _remove(
     except OSError:
         return 0
     for name in names:
-        identity = _page_identity(name)
+        identity = page_identity(name)
         if name in keep or identity is None or not superseded(name, identity):
             continue
         try:
@@ -501,8 +509,15 @@ def build_evidence_pages(
                     note="FAILED" if page.failed else "checked",
                 )
             result.entries.append(entry)
-    remove_unwritten(result.out_dir, result.pages, ledger_path, ledger.sources)
-    index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
+    remove_unwritten(result.out_dir, result.pages, ledger_path, ledger.sources, _listing(result))
+    others = _other_listings(result.out_dir, _ledger_relative(ledger_path, result.out_dir))
+    if others:  # a folder two ledgers publish into: one index of both, whichever ran last
+        mine = (_ledger_relative(ledger_path, result.out_dir), result)
+        index = render_index(
+            result, ledger_name="", sections=sorted([mine, *others], key=lambda x: x[0])
+        )
+    else:
+        index = render_index(result, ledger_name=os.path.basename(os.fspath(ledger_path)))
     if write_if_changed(result.out_dir / INDEX_NAME, index):
         result.written += 1
     return result
@@ -526,11 +541,55 @@ def write_evidence_pages(ledger_path: str, out: str, *, audience: str | None = N
     return 0
 
 
-def render_index(result: EvidencePages, *, ledger_name: str) -> str:
-    """The read-only index of the pages: relative links only, nothing loaded or run."""
+def _listing(result: EvidencePages) -> dict[str, object]:
+    """A ledger's part of the folder's index, as its record keeps it for the other ledgers'
+    runs (public: it is what the index shows)."""
+    entries = [{**dataclasses.asdict(e), "state": e.state.value} for e in result.entries]
+    return {"entries": entries, "restricted_sources": result.restricted_sources}
 
-    def e(value: object) -> str:
-        return html.escape(str(value), quote=True)
+
+def _other_listings(out_dir: Path, relative: str) -> list[tuple[str, EvidencePages]]:
+    """The listings the folder's other ledgers recorded (``remove_unwritten``); a record from
+    before listings were kept lists its pages alone, until that ledger's next run."""
+    import json
+
+    found = []
+    for path in sorted(out_dir.glob(_MANIFEST_GLOB)):
+        try:
+            record = json.loads(path.read_bytes())
+            ledger, pages = str(record["ledger"]), [str(n) for n in record["pages"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if ledger == relative:
+            continue
+        listed = EvidencePages(out_dir)
+        try:
+            listed.entries = [
+                IndexEntry(**{**e, "state": State(e["state"])}) for e in record["entries"]
+            ]
+            listed.restricted_sources = int(record.get("restricted_sources", 0))
+        except (KeyError, TypeError, ValueError):
+            note = "listed by this ledger's next `citeledger evidence` run"
+            listed.entries = [
+                IndexEntry("", 0, None, None, "", State.UNCHECKED, page=n, note=note) for n in pages
+            ]
+        found.append((ledger, listed))
+    return found
+
+
+def render_index(
+    result: EvidencePages,
+    *,
+    ledger_name: str,
+    sections: Sequence[tuple[str, EvidencePages]] = (),
+) -> str:
+    """The read-only index of the pages: relative links only, nothing loaded or run.
+
+    With ``sections`` (ledger, its pages), the index of a folder several ledgers publish into:
+    one section each, so no ledger's run hides the other's pages."""
+    e = _escape
+
+    title = f"Evidence pages of {ledger_name}" if not sections else "Evidence pages"
 
     out = [
         "<!DOCTYPE html>",
@@ -541,15 +600,42 @@ def render_index(result: EvidencePages, *, ledger_name: str) -> str:
         '<meta name="referrer" content="no-referrer">',
         '<meta name="robots" content="noindex, nofollow">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(f'Evidence pages of {ledger_name}')}</title>",
+        f"<title>{e(title)}</title>",
         f"<style>\n{stylesheet()}{_INDEX_CSS}</style>",
         "</head>",
         '<body class="citeledger-evidence citeledger-evidence-index">',
         "<header>",
-        f"<h1>Evidence pages of <code>{e(ledger_name)}</code></h1>",
+        f"<h1>Evidence pages of <code>{e(ledger_name)}</code></h1>"
+        if not sections
+        else f"<h1>Evidence pages of {len(sections)} ledgers</h1>",
         "</header>",
         "<main>",
     ]
+    for name, part in sections or [("", result)]:
+        if sections:
+            out.append(f"<h2>Ledger <code>{e(name)}</code></h2>")
+        out += _index_section(part)
+    out += [
+        "</main>",
+        '<footer><p class="citeledger-evidence-note">',
+        f"Written by citeledger {e(__version__)}. Read-only: nothing here navigates out, "
+        "submits or loads anything.",
+        "</p></footer>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _escape(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _index_section(result: EvidencePages) -> list[str]:
+    """One ledger's summary line and table of pages."""
+    e = _escape
+
+    out: list[str] = []
     n_pages = len(result.pages)
     out.append(
         f"<p>{n_pages} evidence {'page' if n_pages == 1 else 'pages'}, one per retrieval "
@@ -594,13 +680,4 @@ def render_index(result: EvidencePages, *, ledger_name: str) -> str:
             f"<p>{n} {'source is' if n == 1 else 'sources are'} restricted to another audience "
             "and not listed.</p>"
         )
-    out += [
-        "</main>",
-        '<footer><p class="citeledger-evidence-note">',
-        f"Written by citeledger {e(__version__)}. Read-only: nothing here navigates out, "
-        "submits or loads anything.",
-        "</p></footer>",
-        "</body>",
-        "</html>",
-    ]
-    return "\n".join(out) + "\n"
+    return out

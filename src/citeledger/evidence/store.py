@@ -37,7 +37,7 @@ from typing import Any
 
 from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir
-from citeledger.confine import RealPaths
+from citeledger.confine import RealPaths, below
 from citeledger.model import Extracted, Retrieval
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -121,6 +121,9 @@ class LoadedEvidence:
     # every file read for this evidence (store path → sha256 of its bytes): what a remembered
     # judgement of it must find unchanged (``evidence.judgements``)
     files: dict[str, str] = field(default_factory=dict)
+    # the DOIs the captured body's own metadata names, read while the body is held
+    # (``other_work``: is a local copy another work?)
+    metadata_identifiers: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -603,8 +606,7 @@ class EvidenceReader:
 
     def _resolve(self, rel: str) -> Path | None:
         real = self._real(os.path.join(self.root, rel))
-        inside = self._real_root if self._real_root.endswith(os.sep) else self._real_root + os.sep
-        return Path(real) if real == self._real_root or real.startswith(inside) else None
+        return Path(real) if below(real, self._real_root) else None
 
     @cached_property
     def _real_root(self) -> str:
@@ -702,6 +704,12 @@ class EvidenceReader:
                 ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
                 ev.title = meta.get("title")
                 ev.last_revised = meta.get("last_revised")
+        if (ev.target_uri or "").startswith("file:") and not (ev.identifier or "").startswith(
+            "file:"
+        ):  # a local copy read for a DOI or arXiv id: only then is its own name asked
+            from citeledger.evidence.other_work import metadata_identifiers
+
+            ev.metadata_identifiers = metadata_identifiers(ev.body)
         shape_problem = _shape_problem(shape, strays)
         if shape_problem:
             ev.problems.append(f"evidence file {ev.path} {shape_problem}")

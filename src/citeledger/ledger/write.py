@@ -518,28 +518,64 @@ def _refuse_shared(
     )
 
 
-def refuse_shared_quotes(path: str | os.PathLike[str], keys: Iterable[str]) -> None:
-    """Before a run that writes receipts: refuse a quote of ``keys`` that an alias shares."""
-    name = os.fspath(path)
+def _aliased(name: str) -> tuple[str, Ledger, MappingNode, int, MappingNode] | None:
+    """The ledger's text, data, node tree, and its ``sources:`` (index, node), when any alias
+    could share something; None for a ledger with no alias at all (the common case)."""
     data = _read_bytes(name)
     if data is None:
-        return
+        return None
     text = _decode(data, name)
     if "*" not in text:  # no alias at all: nothing is shared
-        return
-    wanted = set(keys)
+        return None
     ledger, root = _parse(text, name, os.path.dirname(os.path.abspath(name)), keep_nodes=True)
     assert isinstance(root, MappingNode)  # a valid ledger is a mapping with 'sources:'
     top = next(i for i, (k, _) in enumerate(root.value) if k.value == "sources")
     sources = root.value[top][1]
     if not isinstance(sources, MappingNode):
+        return None
+    return text, ledger, root, top, sources
+
+
+def refuse_shared_quotes(path: str | os.PathLike[str], keys: Iterable[str]) -> None:
+    """Before a run that writes receipts: refuse a quote of ``keys`` that an alias shares."""
+    name = os.fspath(path)
+    found = _aliased(name)
+    if found is None:
         return
+    text, ledger, root, top, sources = found
+    wanted = set(keys)
     for i, (key_node, snode) in enumerate(sources.value):
         q = _pair_index(snode, "quotes") if isinstance(snode, MappingNode) else None
         if key_node.value not in wanted or q is None:
             continue
         for n in range(len(ledger.sources[key_node.value].quotes)):
             _refuse_shared(text, root, (top, i, q, n), key_node.value, n, name)
+
+
+def _refuse_shared_list(name: str, key: str) -> None:
+    """Before adding a quote: a ``quotes:`` list (or source) shared through an alias would get
+    the new quote under every source that shares it — refused, nothing written."""
+    found = _aliased(name)
+    if found is None:
+        return
+    text, _, root, top, sources = found
+    for i, (key_node, snode) in enumerate(sources.value):
+        q = _pair_index(snode, "quotes") if isinstance(snode, MappingNode) else None
+        if key_node.value != key or q is None:
+            continue
+        shared = shared_on_path(text, root, (top, i, q))
+        if shared is None:
+            continue
+        alias = f"*{shared.name}" if shared.name else "an alias"
+        raise LedgerError(
+            f"the quotes of source '{key}' are shared with another source through {alias} "
+            f"(from line {shared.anchor_line}): a new quote would be added to every source "
+            "that shares them",
+            file=name,
+            line=shared.alias_line,
+            fix=f"write this source's quotes out in full (at line {shared.alias_line}, instead of "
+            f"{alias}: each source its own list), then add the quote again; nothing was written",
+        )
 
 
 def append_receipt(
@@ -726,6 +762,7 @@ def add_quote(
         quote["id"] = quote_id
     if locator is not None:
         quote["locator"] = locator
+    _refuse_shared_list(name, key)
     with edit_ledger(path, lock_timeout=lock_timeout) as doc:
         sources: Any = doc.get("sources") if isinstance(doc, Mapping) else None
         source: Any = sources.get(key) if isinstance(sources, Mapping) else None

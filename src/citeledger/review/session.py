@@ -10,6 +10,7 @@ what awaits review instead. Nothing here sets or changes ``checked``.
 from __future__ import annotations
 
 import functools
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -56,6 +57,15 @@ def run_review(
         out.write("citeledger: every checked citation has a review that holds; nothing to ask\n")
         return 0
     who = reviewer_name(reviewer)
+    try:
+        _ask_each(items, who, inp, out)
+    finally:  # quit, end of input, Ctrl-C: this run's images go with it
+        _remove_shots()
+    return 0
+
+
+def _ask_each(items: Sequence[Pending], who: str, inp: TextIO, out: TextIO) -> None:
+    """Each claim put to the writer, each answer recorded as given; the tally at the end."""
     tally = {"supports": 0, "disputes": 0, "skip": 0}
     disputed: set[tuple[str, str]] = set()
     for number, item in enumerate(items, 1):
@@ -90,7 +100,6 @@ def run_review(
         f"citeledger: {tally['supports']} reviewed, {tally['disputes']} disputed, "
         f"{tally['skip']} skipped\n"
     )
-    return 0
 
 
 def _list_line(item: Pending) -> str:
@@ -150,7 +159,15 @@ def _snapshot_file(item: Pending) -> str:
 
 @functools.cache
 def _shots_folder() -> Path:
+    """This run's own folder of snapshot images, made when the first is shown: it stays while
+    the writer looks and answers, and goes when the session ends (``_remove_shots``)."""
     return Path(tempfile.mkdtemp(prefix="citeledger-review-"))
+
+
+def _remove_shots() -> None:
+    if _shots_folder.cache_info().currsize:  # made this run
+        shutil.rmtree(_shots_folder(), ignore_errors=True)
+        _shots_folder.cache_clear()
 
 
 def _ask(inp: TextIO, out: TextIO, prompt: str, answers: dict[str, str]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from citeledger import __version__
 from citeledger.errors import ExtractError
+from citeledger.evidence.other_work import copy_is_other_work
 from citeledger.evidence.registry import metadata_mismatch as _mismatch
 from citeledger.evidence.registry import retraction_of
 from citeledger.evidence.store import EvidenceStore, StoredEvidence, sha256_hex, utc_now
@@ -347,6 +348,8 @@ def receipts_for_capture(
         "local_copy": retrieval.local_copy,
     }
     base.update(_metadata_fields(source, metadata or retrieval.metadata))
+    other = copy_is_other_work(base["identifier"], retrieval, extracted)  # evidence/other_work
+    base["metadata_mismatch"] = base.get("metadata_mismatch") or other
     if cap.reason is not None or extracted is None:
         return [
             (

@@ -412,4 +412,6 @@ def describe(receipts: Sequence[Receipt]) -> str:
             words.append(f"NOT FOUND ({detail})")
         else:
             words.append(f"UNRETRIEVABLE ({r.reason})")
+        if r.metadata_mismatch:  # loud: a found quote in another work is not a check
+            words[-1] += f" — BUT NOT CHECKED: {r.metadata_mismatch}"
     return "; ".join(words)
