@@ -268,22 +268,3 @@ def test_a_pick_records_the_history_head_with_its_receipt_in_one_ledger_write(
     assert quote.latest is not None and quote.latest.history is not None
     assert led.history_head == quote.latest.history  # the newest entry, recorded all the same
     assert EvidenceReader(led.evidence_dir).history().index(led.history_head) is not None
-
-
-def test_stored_evidence_is_read_under_verifys_extraction_limits(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A store is committed, so its bodies may be anyone's: pick makes their text again in the
-    same limited worker verify uses, and a body over a limit is one line naming it — never an
-    unbounded extraction in pick's own process."""
-    ledger = _pdf_project(tmp_path)
-    assert main(["pick", "ag", "--find", PDF_WORDS, "--ledger", str(ledger), "--yes"]) == 0
-    capsys.readouterr()
-    tight = tmp_path / "retrieve.yaml"
-    tight.write_text("max_inflated_pdf_bytes: 1000\n", encoding="utf-8")
-    args = ["pick", "ag", "--find", "image processing", "--ledger", str(ledger), "--yes"]
-    assert main([*args, "--config", str(tight)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err
-    assert "@ag:" in err and "too large when decompressed" in err  # the limit, named
-    assert len(load_ledger(ledger).sources["ag"].quotes) == 1  # nothing written

@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError, ExtractError
 from citeledger.evidence import leftovers
-from citeledger.evidence.derivation import remember
 from citeledger.evidence.store import EvidenceReader, EvidenceStore, StoredEvidence, sha256_hex
+from citeledger.extract.dispatch import extract
 from citeledger.inert import visible
 from citeledger.judge import evidence_problem
 from citeledger.model import Extracted, Ledger, Quote, Receipt, Retrieval, Source
@@ -87,10 +87,7 @@ def session(
     led = load_confined(ledger_path, allow_outside)
     source = the_source(led, key)
     with run_lock(led, "pick", out):  # held for the whole pick: no verify interleaves
-        from citeledger.verify.run import load_config
-
-        limits = load_config(config_path, allow_private).extraction_limits
-        stored = stored_capture(led, source, limits)
+        stored = stored_capture(led, source)
         if stored is not None:
             fulltext = next(
                 (
@@ -129,12 +126,8 @@ def session(
         )
 
 
-def stored_capture(led: Ledger, source: Source, limits: Any = None) -> Capture | None:
-    """The newest stored evidence a receipt of ``source`` names, when it holds the work's text.
-
-    Its text is made again under ``limits`` (``bounded.Limits``; verify's own when None), as
-    verify makes it: a store is committed, so its body may be anyone's, and must not hang or
-    exhaust pick any more than verify."""
+def stored_capture(led: Ledger, source: Source) -> Capture | None:
+    """The newest stored evidence a receipt of ``source`` names, when it holds the work's text."""
     receipts = [q.latest for q in source.quotes if q.latest is not None]
     usable = [
         r
@@ -156,16 +149,14 @@ def stored_capture(led: Ledger, source: Source, limits: Any = None) -> Capture |
         return None  # a damaged or swapped store: pick retrieves afresh rather than trust it
     # The text is made again from the stored body, never taken from the stored text record:
     # a rewritten text record (with a receipt edited to match) must not become a new receipt.
-    work = bounded_text(ev.body, ev.content_type, ev.target_uri, r.status, limits)
-    extracted = work.extracted
-    if work.reason is not None or extracted is None:
+    try:
+        extracted = extract(ev.body, ev.content_type, ev.target_uri)
+    except ExtractError:
         return None
     if f"{extracted.extractor} {extracted.extractor_version}" != r.extractor or (
         sha256_hex(extracted.text) != ev.text_sha256
     ):
         return None
-    assert ev.body_sha256 is not None and ev.text_sha256 is not None
-    remember(ev.body_sha256, r.extractor, ev.text_sha256)  # confirmed: a build need not redo it
     headers = tuple((k, v) for k, v in (("etag", r.etag), ("last-modified", r.last_modified)) if v)
     retrieval = Retrieval(
         identifier=source.identifier,
@@ -196,6 +187,8 @@ def _retrieve(
     """One retrieval, stated first as verify states its plan, and its text extracted (in a
     limited worker). Nothing is stored until a passage is picked."""
     from citeledger import retrieve
+    from citeledger.verify.bounded import run_bounded
+    from citeledger.verify.receipts import analyse
     from citeledger.verify.run import _confirm, _request, load_config, refuse_missing_copies
 
     config = load_config(config_path, allow_private)
@@ -213,30 +206,17 @@ def _retrieve(
             fix="check the identifier, or run `citeledger verify` to record the failure",
         )
     limits = config.extraction_limits
-    work = bounded_text(r.body, r.content_type, r.url, r.status, limits)
+    task = (r.body, r.content_type, r.url, r.status, (), limits.max_inflated_bytes)
+    try:
+        work = run_bounded(analyse, task, limits)
+    except ExtractError as exc:
+        work = Analysis(None, exc.message)
     if work.reason is not None or work.extracted is None:
         raise CiteledgerError(
             f"@{source.key}: {work.reason or 'no text of the work'}",
             fix="there is no text to pick a quote from; cite the passage from another source",
         )
     return r, work.extracted, outcome, limits
-
-
-def bounded_text(
-    body: bytes, content_type: str | None, url: str | None, status: int | None, limits: Any
-) -> Analysis:
-    """The text of a body as verify makes it: in a worker under ``limits`` (``bounded.Limits``,
-    verify's defaults when None), a limit exceeded named as the reason."""
-    from citeledger.verify.bounded import Limits, run_bounded
-    from citeledger.verify.receipts import analyse
-
-    limits = limits or Limits()
-    try:
-        return run_bounded(
-            analyse, (body, content_type, url, status, (), limits.max_inflated_bytes), limits
-        )
-    except ExtractError as exc:
-        return Analysis(None, exc.message)
 
 
 def record(
