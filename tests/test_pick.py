@@ -268,3 +268,38 @@ def test_a_pick_records_the_history_head_with_its_receipt_in_one_ledger_write(
     assert quote.latest is not None and quote.latest.history is not None
     assert led.history_head == quote.latest.history  # the newest entry, recorded all the same
     assert EvidenceReader(led.evidence_dir).history().index(led.history_head) is not None
+
+
+def test_a_pick_from_stored_evidence_is_held_to_verifys_extraction_limits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pick ties the stored text to the stored body as the build does: a derivation remembered
+    from an earlier confirmation, else the extractor run again in verify's limited worker — so
+    a page that takes seconds of CPU to extract is stopped at the configured limit (one line,
+    nothing written) instead of running unbounded in pick's own process."""
+    from hostile_inputs import nested_divs
+
+    words = "Some deep words of the page are here."
+    (tmp_path / "deep.html").write_bytes(nested_divs(1_000_000, words))  # seconds of CPU
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text("sources:\n  deep:\n    file: deep.html\n", encoding="utf-8")
+    (tmp_path / "tight.yaml").write_text("extract_cpu_seconds: 1\n", encoding="utf-8")
+    assert main(["quote", "deep", words, "--ledger", str(ledger)]) == 0
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0  # the default limits
+    verified = ledger.read_text(encoding="utf-8")
+    args = ["pick", "deep", "--find", "deep words", "--ledger", str(ledger), "--yes"]
+    tight = [*args, "--config", str(tmp_path / "tight.yaml"), "--id", "again"]
+    capsys.readouterr()
+
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    assert main(tight) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "extraction exceeded 1 s of CPU" in err
+    assert ledger.read_text(encoding="utf-8") == verified  # nothing written
+
+    monkeypatch.undo()  # the cache verify filled: the derivation is known, nothing re-extracted
+    assert main(tight) == 0, capsys.readouterr()
+    assert "from stored evidence" in capsys.readouterr().out
+    ids = [q.id for q in load_ledger(ledger).sources["deep"].quotes]
+    assert ids == [None, "again"]

@@ -100,6 +100,7 @@ class LoadedEvidence:
     text: str | None = None
     text_sha256: str | None = None  # recomputed
     extractor: str | None = None
+    kind: str | None = None  # html, pdf or text: what the extractor took the body for
     page_starts: tuple[int, ...] = ()
     title: str | None = None
     last_revised: str | None = None
@@ -701,6 +702,7 @@ class EvidenceReader:
             elif kind == "metadata":
                 meta = json.loads(record.raw_stream.read().decode("utf-8"))
                 ev.extractor = meta.get("extractor")
+                ev.kind = meta.get("kind")
                 ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
                 ev.title = meta.get("title")
                 ev.last_revised = meta.get("last_revised")

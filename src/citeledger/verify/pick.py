@@ -23,13 +23,19 @@ from urllib.parse import urlsplit
 from citeledger import ledger as ledger_mod
 from citeledger.errors import CiteledgerError, ExtractError
 from citeledger.evidence import leftovers
-from citeledger.evidence.store import EvidenceReader, EvidenceStore, StoredEvidence, sha256_hex
-from citeledger.extract.dispatch import extract
+from citeledger.evidence.store import (
+    EvidenceReader,
+    EvidenceStore,
+    LoadedEvidence,
+    StoredEvidence,
+    sha256_hex,
+)
 from citeledger.inert import visible
 from citeledger.judge import evidence_problem
 from citeledger.model import Extracted, Ledger, Quote, Receipt, Retrieval, Source
 from citeledger.verify.batch import Finished, ReceiptBatch
-from citeledger.verify.receipts import Analysis, Capture, capture, receipts_for_capture
+from citeledger.verify.bounded import Limits, run_bounded
+from citeledger.verify.receipts import Analysis, Capture, analyse, capture, receipts_for_capture
 
 
 @dataclass(frozen=True)
@@ -81,13 +87,14 @@ def session(
     out: TextIO | None = None,
 ) -> Iterator[Session]:
     """The source's text, under verify's run lock for the whole pick (stored or retrieved)."""
-    from citeledger.verify.run import load_confined, run_lock
+    from citeledger.verify.run import load_config, load_confined, run_lock
 
     out = out or sys.stdout
     led = load_confined(ledger_path, allow_outside)
     source = the_source(led, key)
+    config = load_config(config_path, allow_private)
     with run_lock(led, "pick", out):  # held for the whole pick: no verify interleaves
-        stored = stored_capture(led, source)
+        stored = stored_capture(led, source, config.extraction_limits)
         if stored is not None:
             fulltext = next(
                 (
@@ -110,9 +117,7 @@ def session(
                 fulltext_error=fulltext,
             )
             return
-        retrieval, extracted, outcome, limits = _retrieve(
-            led, source, assume_yes, allow_private, config_path, out
-        )
+        retrieval, extracted, outcome = _retrieve(led, source, assume_yes, config, out)
         yield Session(
             ledger_path,
             led,
@@ -120,13 +125,13 @@ def session(
             extracted,
             "retrieved now",
             retrieval=retrieval,
-            limits=limits,
+            limits=config.extraction_limits,
             metadata=outcome.metadata,
             fulltext_error=outcome.fulltext_error,
         )
 
 
-def stored_capture(led: Ledger, source: Source) -> Capture | None:
+def stored_capture(led: Ledger, source: Source, limits: Limits | None = None) -> Capture | None:
     """The newest stored evidence a receipt of ``source`` names, when it holds the work's text."""
     receipts = [q.latest for q in source.quotes if q.latest is not None]
     usable = [
@@ -147,15 +152,8 @@ def stored_capture(led: Ledger, source: Source) -> Capture | None:
         or evidence_problem(r, ev) is not None
     ):
         return None  # a damaged or swapped store: pick retrieves afresh rather than trust it
-    # The text is made again from the stored body, never taken from the stored text record:
-    # a rewritten text record (with a receipt edited to match) must not become a new receipt.
-    try:
-        extracted = extract(ev.body, ev.content_type, ev.target_uri)
-    except ExtractError:
-        return None
-    if f"{extracted.extractor} {extracted.extractor_version}" != r.extractor or (
-        sha256_hex(extracted.text) != ev.text_sha256
-    ):
+    extracted = _stored_text(ev, r.extractor, limits or Limits())
+    if extracted is None:
         return None
     headers = tuple((k, v) for k, v in (("etag", r.etag), ("last-modified", r.last_modified)) if v)
     retrieval = Retrieval(
@@ -176,22 +174,49 @@ def stored_capture(led: Ledger, source: Source) -> Capture | None:
     return Capture(retrieval, stored, extracted, None, None)
 
 
+def _stored_text(ev: LoadedEvidence, made_by: str, limits: Limits) -> Extracted | None:
+    """The stored text, once it is tied to the stored body, never on the text record's word: a
+    rewritten text record (with a receipt edited to match) must not become a new receipt.
+
+    Tied as the build ties it: a derivation remembered from an earlier confirmation
+    (``evidence.derivation``), else the text made again from the body in a limited worker, as
+    verify makes it, so a hostile stored body cannot hang or exhaust pick; None when it differs.
+    """
+    from citeledger.evidence.derivation import remember, remembered
+
+    assert ev.body is not None and ev.body_sha256 is not None and ev.text is not None
+    if ev.kind and remembered(ev.body_sha256, made_by) == ev.text_sha256:
+        name, _, version = made_by.rpartition(" ")
+        return Extracted(ev.text, ev.kind, name, version, ev.page_starts, ev.title, ev.last_revised)
+    x = _analysed(ev.body, ev.content_type, ev.target_uri, ev.status, limits).extracted
+    if x is None or f"{x.extractor} {x.extractor_version}" != made_by:
+        return None
+    if sha256_hex(x.text) != ev.text_sha256:
+        return None
+    remember(ev.body_sha256, made_by, ev.text_sha256)
+    return x
+
+
+def _analysed(
+    body: bytes, content_type: str | None, url: str | None, status: int | None, limits: Limits
+) -> Analysis:
+    """``analyse`` in a worker under the extraction limits verify applies; a limit or a
+    library's failure is the Analysis's reason."""
+    task = (body, content_type, url, status, (), limits.max_inflated_bytes)
+    try:
+        return run_bounded(analyse, task, limits)
+    except ExtractError as exc:
+        return Analysis(None, exc.message)
+
+
 def _retrieve(
-    led: Ledger,
-    source: Source,
-    assume_yes: bool,
-    allow_private: bool,
-    config_path: str | None,
-    out: TextIO,
-) -> tuple[Retrieval, Extracted, Any, Any]:
+    led: Ledger, source: Source, assume_yes: bool, config: Any, out: TextIO
+) -> tuple[Retrieval, Extracted, Any]:
     """One retrieval, stated first as verify states its plan, and its text extracted (in a
     limited worker). Nothing is stored until a passage is picked."""
     from citeledger import retrieve
-    from citeledger.verify.bounded import run_bounded
-    from citeledger.verify.receipts import analyse
-    from citeledger.verify.run import _confirm, _request, load_config, refuse_missing_copies
+    from citeledger.verify.run import _confirm, _request, refuse_missing_copies
 
-    config = load_config(config_path, allow_private)
     refuse_missing_copies(led, [source])
     request = _request(retrieve.FetchRequest, led, [source], False)
     out.write(visible(retrieve.plan([request], config).describe()) + "\n")
@@ -205,18 +230,13 @@ def _retrieve(
             f"@{source.key} could not be retrieved: {why}",
             fix="check the identifier, or run `citeledger verify` to record the failure",
         )
-    limits = config.extraction_limits
-    task = (r.body, r.content_type, r.url, r.status, (), limits.max_inflated_bytes)
-    try:
-        work = run_bounded(analyse, task, limits)
-    except ExtractError as exc:
-        work = Analysis(None, exc.message)
+    work = _analysed(r.body, r.content_type, r.url, r.status, config.extraction_limits)
     if work.reason is not None or work.extracted is None:
         raise CiteledgerError(
             f"@{source.key}: {work.reason or 'no text of the work'}",
             fix="there is no text to pick a quote from; cite the passage from another source",
         )
-    return r, work.extracted, outcome, limits
+    return r, work.extracted, outcome
 
 
 def record(
