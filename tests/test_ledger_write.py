@@ -635,6 +635,17 @@ def test_a_quote_is_not_added_to_quotes_shared_through_an_alias(
     )
 
 
+def test_a_first_quote_is_not_added_to_a_source_that_is_an_alias(tmp_path: Path) -> None:
+    """``b: *a`` with no quotes yet: the quote would land under the anchor, in both sources."""
+    path = tmp_path / "citeledger.yaml"
+    original = "sources:\n  a: &src\n    doi: 10.1234/a\n  b: *src\n"
+    path.write_text(original, "utf-8")
+    with pytest.raises(LedgerError) as err:
+        add_quote(path, "b", "new words")
+    assert "source 'b' is shared with another source through *src" in err.value.one_line()
+    assert path.read_text("utf-8") == original
+
+
 def test_an_anchor_nothing_aliases_takes_a_new_quote(tmp_path: Path) -> None:
     path = tmp_path / "citeledger.yaml"
     path.write_text(

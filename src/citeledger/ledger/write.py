@@ -561,14 +561,16 @@ def _refuse_shared_list(name: str, key: str) -> None:
     text, _, root, top, sources = found
     for i, (key_node, snode) in enumerate(sources.value):
         q = _pair_index(snode, "quotes") if isinstance(snode, MappingNode) else None
-        if key_node.value != key or q is None:
+        if key_node.value != key:
             continue
-        shared = shared_on_path(text, root, (top, i, q))
+        # no quotes: yet: the source mapping itself may be an alias (``b: *a``)
+        shared = shared_on_path(text, root, (top, i) if q is None else (top, i, q))
         if shared is None:
             continue
         alias = f"*{shared.name}" if shared.name else "an alias"
         raise LedgerError(
-            f"the quotes of source '{key}' are shared with another source through {alias} "
+            f"the {'quotes of ' if q is not None else ''}source '{key}' "
+            f"{'are' if q is not None else 'is'} shared with another source through {alias} "
             f"(from line {shared.anchor_line}): a new quote would be added to every source "
             "that shares them",
             file=name,
