@@ -140,3 +140,15 @@ def test_a_footer_counts_only_as_a_doi_line_not_a_footnote_citing_one() -> None:
     for page1, named in ((cited, ()), (own, ("doi:10.5555/own.work",))):
         text = page1 + "\fpage two\n"
         assert page_identifiers(text, (0, len(page1) + 1)) == named
+
+
+def test_a_header_line_pointing_at_data_or_code_is_not_the_copys_own_doi() -> None:
+    for line in (
+        "The data are available at doi:10.5281/zenodo.1234",
+        "Code: see https://doi.org/10.5281/zenodo.99",
+        "Replication files deposited at doi: 10.7910/DVN/ABC",
+    ):
+        text = f"A Study of Things\n{line}\nJane Doe\n" + "w\n" * 20
+        assert page_identifiers(text, (0,)) == ()
+    own = "PLoS ONE 8(3): e12345. doi:10.1371/journal.pone.0012345\nTitle\n"
+    assert page_identifiers(own, (0,)) == ("doi:10.1371/journal.pone.0012345",)

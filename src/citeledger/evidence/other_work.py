@@ -35,6 +35,12 @@ _ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)  # a PDF literal string's escap
 _DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)")
 _TEXT_DOI = re.compile(r"(?i)\bdoi(?::\s*|\.org/)(\S+)")
 _OWN_LINE = re.compile(r"(?i)\s*(?:doi\b|(?:https?://)?(?:dx\.)?doi\.org/)")
+# words that make a line point at another work ("The data are available at doi:…", "see
+# doi:…", "code deposited at https://doi.org/…"): such a line is not the copy naming itself
+_POINTER = re.compile(
+    r"(?i)\b(?:see|available|data|dataset|code|software|deposited|archived|repository|"
+    r"supplement\w*|cite[ds]?|citing|reproduc\w*|replication|from|at)\b"
+)
 _ARXIV_STAMP = re.compile(r"arXiv:\s*(\S+?)\s*\[[A-Za-z.-]+\]")
 _EDGE_LINES = 6  # lines at the top and the bottom of page 1 that count as header and footer
 
@@ -91,7 +97,8 @@ def page_identifiers(text: str, page_starts: Sequence[int]) -> tuple[str, ...]:
     # a footer counts only as a line that is the DOI ("doi: 10…", "https://doi.org/10…"): a
     # footnote citing another work ("1 See doi:10…") is not the copy naming itself
     footer = [x for x in lines[_EDGE_LINES:][-_EDGE_LINES:] if _OWN_LINE.match(x)] if paged else []
-    edges = "\n".join(lines[:_EDGE_LINES] + footer)
+    header = [x for x in lines[:_EDGE_LINES] if _OWN_LINE.match(x) or not _pointing(x)]
+    edges = "\n".join(header + footer)
     found = []
     for m in _TEXT_DOI.finditer(edges):
         value = m[1].rstrip(".,;:)]}>'\"")
@@ -103,6 +110,12 @@ def page_identifiers(text: str, page_starts: Sequence[int]) -> tuple[str, ...]:
         except IdentifierError:
             continue
     return tuple(dict.fromkeys(found))
+
+
+def _pointing(line: str) -> bool:
+    """Whether the words before a line's first DOI point at another work (``_POINTER``)."""
+    m = _TEXT_DOI.search(line)
+    return m is not None and _POINTER.search(line, 0, m.start()) is not None
 
 
 def other_work(identifier: str, copy: str, named: Iterable[str]) -> str | None:
