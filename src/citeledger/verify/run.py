@@ -242,10 +242,11 @@ def noted_capture(
     sources: Sequence[Source],
     pool: WorkerPool,
 ) -> tuple[str, Capture]:
-    """The body's leftovers note, then its capture: noted first, so a run killed before the
-    receipts are written has its evidence removed by the next (``evidence.leftovers``)."""
-    digest = leftovers.note(Path(led.evidence_dir), ledger_path, retrieval.body)
-    return digest, capture(retrieval, store, sources, None, pool)
+    """The body's leftovers note, then its capture: noted first (in the worker that stores it),
+    so a run killed before the receipts are written has its evidence removed by the next
+    (``evidence.leftovers``). The note's digest is the body's."""
+    cap = capture(retrieval, store, sources, None, pool, noted_for=ledger_path)
+    return cap.stored.body_sha256, cap
 
 
 @contextlib.contextmanager
