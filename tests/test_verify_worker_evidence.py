@@ -139,3 +139,34 @@ def test_an_evidence_write_the_worker_cannot_make_is_one_line_naming_the_store(
     assert len(lines) == 1 and "Traceback" not in err, err
     assert f".citeledger/{digest[:2]}" in lines[0]
     assert ledger.read_bytes() == before  # no receipt says the source could not be extracted
+
+
+def test_the_worker_notes_the_body_before_it_writes_its_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The leftovers note is taken in the worker, before its write: a run killed after the
+    write has the file noted, and verify's own process spends nothing on the note."""
+    import json
+
+    from citeledger.evidence import leftovers
+
+    def parent_notes(*args: object) -> str:
+        raise AssertionError("the parent took the note: the worker did not")
+
+    monkeypatch.setattr(leftovers, "note", parent_notes)
+    store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
+    ledger = str(tmp_path / "citeledger.yaml")
+    source = Source(
+        key="s", identifier=Identifier("url", "http://127.0.0.1/p"), quotes=(Quote(QUOTE),)
+    )
+    with WorkerPool(Limits(), size=1) as pool:
+        retrieval = _retrieval("http://127.0.0.1/p", TEXT.encode())
+        cap = capture(retrieval, store, [source], None, pool, noted_for=ledger)
+    (entry,) = [
+        json.loads(line) for line in (store.root / leftovers.PENDING).open() if line.strip()
+    ]
+    assert (
+        entry["body_sha256"] == cap.stored.body_sha256 == hashlib.sha256(TEXT.encode()).hexdigest()
+    )
+    assert entry["ledger"] == ledger
+    assert entry["since"] <= (store.root / cap.stored.evidence).stat().st_mtime

@@ -472,7 +472,8 @@ async def _exchange(
     """Send once and read the body; a failure is returned with (status, retry-after, retryable)."""
     host = url.host
     request = client.build_request("GET", url, headers=headers)
-    cookies.set_cookie_header(request)
+    if len(cookies.jar):  # an empty jar adds no header: its urllib round trip is skipped
+        cookies.set_cookie_header(request)
     try:
         response = await client.send(request, stream=True, follow_redirects=False)
     except _Redirect:
@@ -481,7 +482,8 @@ async def _exchange(
         error, retryable = transport_error(exc, host, config)
         return error, None, None, retryable
     try:
-        cookies.extract_cookies(response)
+        if "set-cookie" in response.headers:  # nothing to keep otherwise
+            cookies.extract_cookies(response)
         status = response.status_code
         if status in REDIRECT_STATUSES:
             location = response.headers.get("location")

@@ -23,7 +23,7 @@ import queue
 import resource
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -159,6 +159,18 @@ def _over_memory(limits: Limits, detail: str = "") -> LimitExceeded:
     )
 
 
+def tasks(conn: Any) -> Iterator[Any]:
+    """What a serving child is sent, until ``None`` or its parent's end of the pipe closes."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        yield task
+
+
 def _serve(conn: Any, limits: Limits) -> None:
     """A pool worker: one task after another, each with ``limits.cpu_seconds`` of fresh CPU.
 
@@ -169,14 +181,7 @@ def _serve(conn: Any, limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _lower(resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes)
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        fn, args = task
+    for fn, args in tasks(conn):
         usage = resource.getrusage(resource.RUSAGE_SELF)
         soft = math.ceil(usage.ru_utime + usage.ru_stime + limits.cpu_seconds)
         if hard != resource.RLIM_INFINITY:

@@ -211,6 +211,7 @@ def capture(
     sources: Sequence[Source] = (),
     limits: Any = None,
     pool: Any = None,
+    noted_for: str | None = None,
 ) -> Capture:
     """Extract the text of the work, locate the quotes of ``sources`` and store the evidence.
 
@@ -219,24 +220,34 @@ def capture(
     with ``pool`` (``bounded.WorkerPool``, whose limits then apply) in one of its workers, which
     also writes the evidence file (its WARC serialising is CPU the event loop's process would
     otherwise share under one interpreter lock) unless an HTML snapshot is still to be drawn.
+
+    ``noted_for`` (a ledger's absolute path): the body's leftovers note is taken for that
+    ledger before the evidence is stored (``evidence.leftovers``) — in the worker with
+    ``pool`` (the note's lock and append are CPU the event loop's process need not spend),
+    here when the worker could not.
     """
     from citeledger.locate.locator import prepare
 
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
     quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
     stored: StoredEvidence | None = None
+    if noted_for is not None and pool is None:
+        _note(store.root, noted_for, retrieval.body)
     if limits is None and pool is None:
         work = analyse(*args, quotes)
         prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
     elif pool is not None:
         body_sha = sha256_hex(retrieval.body)
         with store.holding(body_sha):  # the worker's write is this digest's one write
+            noted = noted_for is None
             try:
                 inflated = pool.limits.max_inflated_bytes
                 job = (retrieval, quotes, inflated, store.root, body_sha, store.folder_sync)
-                work, stored = pool.run(analyse_and_store, job)
+                work, stored, noted = pool.run(analyse_and_store, (*job, noted_for))
             except ExtractError as exc:
                 work = Analysis(None, exc.message)
+            if noted_for is not None and not noted:  # a failed note or worker: noted here
+                _note(store.root, noted_for, retrieval.body)  # (a second line is harmless)
             if stored is None:  # not written: an HTML page's image, a failed write or worker
                 work = _html_snapshots(retrieval.body, retrieval.content_type, work)
                 stored = store.put_held(retrieval, work.extracted, work.snapshots, body_sha)
@@ -269,27 +280,45 @@ def analyse_and_store(
     root: Any,
     body_sha: str,
     folder_sync: bool,
-) -> tuple[Analysis, StoredEvidence | None]:
-    """``analyse``, then the evidence file written (``write_evidence``), in a pool's worker.
+    noted_for: str | None = None,
+) -> tuple[Analysis, StoredEvidence | None, bool]:
+    """The body's leftovers note (for the ledger ``noted_for``), ``analyse``, then the evidence
+    file written (``write_evidence``), in a pool's worker; and whether the note was taken.
 
     Not written when an HTML snapshot is still to be drawn (Chromium runs in verify's process,
-    never in a limited worker), nor when the write fails: ``None``, and the caller draws the
-    image and writes the file (its failure then the run's one-line error, not the source's).
+    never in a limited worker), nor when the note or the write fails: ``None``, and the caller
+    notes, draws the image and writes the file (its failure then the run's one-line error, not
+    the source's).
     """
     from citeledger.evidence.store import write_evidence
 
     r = retrieval
+    noted = noted_for is None
+    if not noted:
+        try:  # before anything is stored: a kill after the write leaves a noted file
+            _note(root, str(noted_for), r.body)
+            noted = True
+        except OSError:
+            pass
     work = analyse(r.body, r.content_type, r.url, r.status, quotes, max_inflated)
-    if _wants_html_snapshot(work):
-        return work, None
+    if not noted or _wants_html_snapshot(work):
+        return work, None, noted
     try:
         stored = write_evidence(
             root, r, work.extracted, work.snapshots, body_sha, folder_sync=folder_sync
         )
     except OSError:  # a full disk, a read-only store: verify's own write then says which file
-        return work, None
+        return work, None, noted
     _remember(work, stored)
-    return work, stored
+    return work, stored, noted
+
+
+def _note(root: Any, ledger_path: str, body: bytes) -> None:
+    from pathlib import Path
+
+    from citeledger.evidence import leftovers
+
+    leftovers.note(Path(root), ledger_path, body)
 
 
 def _remember(work: Analysis, stored: StoredEvidence) -> None:

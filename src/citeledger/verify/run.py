@@ -29,6 +29,7 @@ from citeledger.evidence import leftovers
 from citeledger.evidence.store import EvidenceStore
 from citeledger.inert import visible
 from citeledger.model import Ledger, Receipt, Source
+from citeledger.verify import writer
 from citeledger.verify.batch import Finished, ReceiptBatch
 from citeledger.verify.bounded import WorkerPool
 from citeledger.verify.receipts import (
@@ -170,6 +171,7 @@ def execute(
     tally = Tally()
     with (
         run_lock(led, verb, out),
+        _writer(batch) as write,  # forked before any thread of the run, holding the run lock
         Progress(out, len(requests), verb) as progress,
         WorkerPool(config.extraction_limits) as pool,
         ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
@@ -186,7 +188,7 @@ def execute(
             async with writing:
                 items, digests = batch.take()
                 if items or digests:
-                    report(await asyncio.to_thread(batch.write, items, digests))
+                    report(await asyncio.to_thread(write, items, digests))
 
         async def on_done(outcome: Any) -> None:
             host = urlsplit(outcome.url or outcome.requested_url or "").hostname or "local files"
@@ -224,7 +226,7 @@ def execute(
             items, digests = batch.take()  # the last batch, also when interrupted
             if items or digests:
                 try:
-                    report(batch.write(items, digests))
+                    report(write(items, digests))
                 except Exception:
                     if finished:
                         raise
@@ -242,10 +244,21 @@ def noted_capture(
     sources: Sequence[Source],
     pool: WorkerPool,
 ) -> tuple[str, Capture]:
-    """The body's leftovers note, then its capture: noted first, so a run killed before the
-    receipts are written has its evidence removed by the next (``evidence.leftovers``)."""
-    digest = leftovers.note(Path(led.evidence_dir), ledger_path, retrieval.body)
-    return digest, capture(retrieval, store, sources, None, pool)
+    """The body's leftovers note, then its capture: noted first (in the worker that stores it),
+    so a run killed before the receipts are written has its evidence removed by the next
+    (``evidence.leftovers``). The note's digest is the body's."""
+    cap = capture(retrieval, store, sources, None, pool, noted_for=ledger_path)
+    return cap.stored.body_sha256, cap
+
+
+@contextlib.contextmanager
+def _writer(batch: ReceiptBatch) -> Iterator[Callable[..., list[Finished]]]:
+    """How this run writes a batch: in a process of its own where it can die with this one."""
+    if not writer.available():
+        yield batch.write
+        return
+    with writer.BatchWriter(batch) as child:
+        yield child.write
 
 
 @contextlib.contextmanager
