@@ -14,12 +14,14 @@ import asyncio
 import email.utils
 import random
 import ssl
+import sys
 import time
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from datetime import timezone
 from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -33,6 +35,7 @@ from .config import RetrieveConfig
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+T = TypeVar("T")
 NO_COOKIES = DefaultCookiePolicy(allowed_domains=[])  # the shared client remembers nothing
 
 
@@ -423,11 +426,11 @@ async def _hop(
             progress.attempts += 1
             progress.waited += await courtesy.pace(host)
             try:
-                result = await asyncio.wait_for(
+                result = await _within(
+                    config.deadline,
                     _exchange(
                         client, url, headers, cookies, config, redirects, requested, progress
                     ),
-                    timeout=config.deadline,
                 )
             except asyncio.TimeoutError:
                 err = RetrievalError(
@@ -457,6 +460,15 @@ async def _hop(
             delay = retry_after if retry_after is not None else backoff_delay(config, attempt)
             progress.waited += delay
             await asyncio.sleep(delay)
+
+
+async def _within(seconds: float, exchange: Awaitable[T]) -> T:
+    """``exchange`` under a deadline (``asyncio.TimeoutError`` when it passes): on Python 3.11+
+    in the caller's own task, not a task of its own per request as ``wait_for`` makes."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await exchange
+    return await asyncio.wait_for(exchange, seconds)  # pragma: no cover - Python 3.10
 
 
 async def _exchange(
