@@ -391,3 +391,12 @@ def test_decomposed_accents_are_the_same_text() -> None:
     quote = unicodedata.normalize("NFD", "worn out before the tête-à-tête was over")
     assert quote != "worn out before the tête-à-tête was over"
     assert locate(text, quote).found
+
+
+def test_not_equal_spelled_in_ascii_is_one_symbol() -> None:
+    text = "The loop stops as soon as the counter x = 0 holds at the top of the block."
+    assert not locate(text, "the loop stops as soon as the counter x != 0 holds").found
+    code = "The loop stops as soon as the counter x != 0 holds at the top of the block."
+    assert not locate(code, "the loop stops as soon as the counter x = 0 holds").found
+    assert locate(code, "the loop stops as soon as the counter x != 0 holds").found
+    assert locate(code, "the loop stops as soon as the counter x \u2260 0 holds").found

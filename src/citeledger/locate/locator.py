@@ -102,6 +102,7 @@ _TOKEN = re.compile(
     rf"|(?P<sup>[{_SUPERSCRIPTS}]+)"
     rf"|(?P<sym>[{_SYMBOL_CLASS}])"
     r"|(?P<dash>-)"
+    r"|(?P<neq>!=)"
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^\W_]")
@@ -1177,6 +1178,11 @@ def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
             if (before.isalpha() and after.isalpha()) or (after.isdigit() and not before.isdigit()):
                 continue
             out.append(_Tok(text, a, b, "sym", text))
+        elif kind == "neq":
+            # "!=" is the ASCII spelling of "≠" (docs/editorial-marks.md), one symbol: not
+            # punctuation beside "=", so "x != 0" is never "x = 0", and it meets a source's "≠".
+            a, b = m.span()
+            out.append(_Tok("\u2260", a, b, "sym", text))
         else:  # sym
             a, b = m.span()
             out.append(_Tok(text, a, b, "sym", text))
