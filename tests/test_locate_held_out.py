@@ -443,3 +443,10 @@ def test_an_ellipsis_may_not_hide_an_exception_a_time_bound_or_a_change(
 def test_an_ellipsis_without_those_words_still_passes() -> None:
     text = "Prices of fresh fruit in the northern markets rose by a third over the last year."
     assert locate(text, "Prices of fresh fruit … rose by a third over the last year").found
+
+
+def test_a_quote_may_not_stop_inside_a_unit() -> None:
+    text = "The car can reach 100 km/h in 4.2 seconds and a top speed of 250 km/h on a track."
+    assert not locate(text, "and a top speed of 250 km").found
+    assert locate(text, "and a top speed of 250 km/h").found
+    assert locate(text, "The car can reach 100 km/h in 4.2 seconds").found
