@@ -391,3 +391,62 @@ def test_decomposed_accents_are_the_same_text() -> None:
     quote = unicodedata.normalize("NFD", "worn out before the tête-à-tête was over")
     assert quote != "worn out before the tête-à-tête was over"
     assert locate(text, quote).found
+
+
+def test_not_equal_spelled_in_ascii_is_one_symbol() -> None:
+    text = "The loop stops as soon as the counter x = 0 holds at the top of the block."
+    assert not locate(text, "the loop stops as soon as the counter x != 0 holds").found
+    code = "The loop stops as soon as the counter x != 0 holds at the top of the block."
+    assert not locate(code, "the loop stops as soon as the counter x = 0 holds").found
+    assert locate(code, "the loop stops as soon as the counter x != 0 holds").found
+    assert locate(code, "the loop stops as soon as the counter x \u2260 0 holds").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # an exception narrows the claim
+        (
+            "Prices excluding taxes and shipping fees rose by a third over the last year.",
+            "Prices … rose by a third over the last year",
+        ),
+        (
+            "The plant ran at a loss, minus the subsidies it was paid each year by the state.",
+            "The plant ran at a loss, … it was paid each year by the state",
+        ),
+        # a time bound is a condition
+        (
+            "The old bridge was to be demolished until the council reversed its decision in June.",
+            "The old bridge was to be demolished … in June",
+        ),
+        (
+            "The treaty has been in force since the war ended and remains binding today.",
+            "The treaty has been in force … and remains binding today",
+        ),
+        # a direction of change, or the other side of a comparison
+        (
+            "Shares of the firm fell sharply in early trading on the exchange today.",
+            "Shares of the firm … in early trading on the exchange today",
+        ),
+        (
+            "Users in the trial group, versus those in the control group, reported better sleep.",
+            "Users in the trial group … reported better sleep",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_hide_an_exception_a_time_bound_or_a_change(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found
+
+
+def test_an_ellipsis_without_those_words_still_passes() -> None:
+    text = "Prices of fresh fruit in the northern markets rose by a third over the last year."
+    assert locate(text, "Prices of fresh fruit … rose by a third over the last year").found
+
+
+def test_a_quote_may_not_stop_inside_a_unit() -> None:
+    text = "The car can reach 100 km/h in 4.2 seconds and a top speed of 250 km/h on a track."
+    assert not locate(text, "and a top speed of 250 km").found
+    assert locate(text, "and a top speed of 250 km/h").found
+    assert locate(text, "The car can reach 100 km/h in 4.2 seconds").found

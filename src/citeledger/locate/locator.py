@@ -102,6 +102,7 @@ _TOKEN = re.compile(
     rf"|(?P<sup>[{_SUPERSCRIPTS}]+)"
     rf"|(?P<sym>[{_SYMBOL_CLASS}])"
     r"|(?P<dash>-)"
+    r"|(?P<neq>!=)"
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ALNUM = re.compile(r"[^\W_]")
@@ -229,6 +230,14 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     """A quote that ends on a number must not cut it from its unit or scale: "scored 82.2" of
     "scored 82.2%", "more than 200" of "200 million users", "a period of 12" of "12 hours"."""
     body = raw.rstrip(" .,;:!?\"')]}\u201d\u2019")
+    if (
+        body[-1:].isalpha()
+        and ce < len(text)
+        and text[ce] in "/\u00b2\u00b3\u207b^"
+        and _NUMBER_UNIT_END.search(body)
+    ):
+        # nor cut a unit short: "250 km" of "250 km/h", "3 m" of "3 m²"
+        return f"the quote stops inside a unit the source goes on with ('{text[ce]}')"
     if not body[-1:].isdigit() or (ce > 0 and text[ce - 1] in ".,;:!?)]}"):
         return None  # no number at the end, or the source's own punctuation closes it
     m = _AFTER_NUMBER.match(text, ce)
@@ -243,6 +252,7 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
 
 
+_NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
 _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(
     r"([%\u2030\u00b0\u2032\u2033\u00b2\u00b3]|[^\W\d_]+)|[^\S\n]*\n?[^\S\n]*([^\W\d_]+)"
@@ -1177,6 +1187,11 @@ def _tokens(s: str, lo: int = 0, hi: int | None = None) -> list[_Tok]:
             if (before.isalpha() and after.isalpha()) or (after.isdigit() and not before.isdigit()):
                 continue
             out.append(_Tok(text, a, b, "sym", text))
+        elif kind == "neq":
+            # "!=" is the ASCII spelling of "≠" (docs/editorial-marks.md), one symbol: not
+            # punctuation beside "=", so "x != 0" is never "x = 0", and it meets a source's "≠".
+            a, b = m.span()
+            out.append(_Tok("\u2260", a, b, "sym", text))
         else:  # sym
             a, b = m.span()
             out.append(_Tok(text, a, b, "sym", text))

@@ -45,6 +45,9 @@ QUANTIFIERS = _wordset(
     median total
     """
 )
+# Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
+# quantity's direction of change: "shares fell sharply in early trading" may not become
+# "shares … in early trading", nor a rise a fall (a change is a comparison with before).
 COMPARATIVES = _wordset(
     """
     more less most least fewer fewest greater greatest lesser larger largest smaller smallest
@@ -52,10 +55,15 @@ COMPARATIVES = _wordset(
     faster fastest slower slowest longer longest shorter shortest earlier earliest later latest
     stronger strongest weaker weakest wider widest narrower deeper deepest older oldest younger
     youngest newer newest easier easiest harder hardest cheaper cheapest bigger biggest
-    heavier lighter closer closest farther further furthest increasingly
+    heavier lighter closer closest farther further furthest increasingly versus vs compared
+    rise rises rose risen rising fall falls fell fallen falling grow grows grew grown growing
+    increase increases increased increasing decrease decreases decreased decreasing decline
+    declines declined declining drop drops dropped dropping gain gains gained gaining climb
+    climbs climbed surge surged plunge plunged jump jumped soar soared slump slumped
     """
 )
-# Words that negate without a "not": a meaning-carrying negative an omission may not hide.
+# Words that negate without a "not": a meaning-carrying negative an omission may not hide;
+# the words of an exception too ("prices excluding taxes", "minus the subsidies").
 NEGATIVE_WORDS = _wordset(
     """
     insufficient inadequate incorrect incomplete inconsistent invalid inaccurate impossible
@@ -63,7 +71,8 @@ NEGATIVE_WORDS = _wordset(
     unclear unsafe unfair unjust disagree disagrees disapprove disapproved dishonest
     disadvantage misleading fail fails failed failure lack lacks lacked lacking absent absence
     instead except excepting unless only neglect neglected refuse refused reject rejected deny
-    denied prevent prevents prevented against
+    denied prevent prevents prevented against excluding exclude excludes excluded besides
+    barring minus contrary
     """
 )
 # Words that open a qualification or a contrast: "effective in most patients but caused
@@ -75,7 +84,10 @@ CONTRASTS = _wordset(
     """
 )
 # Words that open a condition: leaving out "if p is bad" makes a conditional claim absolute.
-CONDITIONS = _wordset("if whether provided assuming whenever")
+# "until", "since", "pending", "lest" bound a claim in time as "if" bounds it by a case:
+# "to be demolished until the council reversed its decision" is not "to be demolished".
+# ("till" is not listed: as often a noun or a verb, "the till", "till the soil".)
+CONDITIONS = _wordset("if whether provided assuming whenever until since pending lest")
 # Who says so: "Mozilla reported that …" is Mozilla's claim, not the source's.
 ATTRIBUTIONS = _wordset(
     """
