@@ -323,3 +323,17 @@ def test_the_agreement_cases_hold_both_answers() -> None:
     for kind in ("arxiv", "isbn", "doi"):
         answers = {_provider_accepts(k, v) for k, v in AGREEMENT_CASES if k == kind}
         assert answers == {True, False}, kind
+
+
+def test_a_printed_doi_is_read_bare_with_any_prefix_it_was_printed_with() -> None:
+    from citeledger.ledger.identifiers import bare_doi
+
+    for printed in (
+        "10.1371/x.1",
+        "doi:10.1371/x.1",
+        "DOI: 10.1371/x.1",
+        "https://doi.org/10.1371/x.1",
+        "dx.doi.org/10.1371/x.1",
+    ):
+        assert bare_doi(printed) == "10.1371/x.1"
+    assert bare_doi("doi:not-a-doi") is None and bare_doi("see 10.1371/x.1") is None

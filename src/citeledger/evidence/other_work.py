@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from citeledger.ledger.identifiers import IdentifierError, is_doi, parse_arxiv
+from citeledger.ledger.identifiers import IdentifierError, bare_doi, is_doi, parse_arxiv
 
 if TYPE_CHECKING:
     from citeledger.evidence.store import LoadedEvidence
@@ -32,7 +32,6 @@ _META_DOI = re.compile(
     rb"|<dc:identifier>\s*(doi:[^<]{1,300}?)\s*<"
 )
 _ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)  # a PDF literal string's escapes
-_DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)")
 _TEXT_DOI = re.compile(r"(?i)\bdoi(?::\s*|\.org/)(\S+)")
 _OWN_LINE = re.compile(r"(?i)\s*(?:doi\b|(?:https?://)?(?:dx\.)?doi\.org/)")
 # words that make a line point at another work ("The data are available at doi:…", "see
@@ -59,8 +58,8 @@ def metadata_identifiers(body: bytes | None) -> tuple[str, ...]:
             text = _decoded(*m.groups())
         except ValueError:  # odd hex digits, broken UTF-16: names nothing
             continue
-        value = _DOI_PREFIX.sub("", text.strip())
-        if is_doi(value):
+        value = bare_doi(text)
+        if value is not None:
             found.append(f"doi:{value}")
     return tuple(dict.fromkeys(found))
 

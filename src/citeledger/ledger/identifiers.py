@@ -21,6 +21,7 @@ __all__ = [
     "ArxivId",
     "IdentifierError",
     "arxiv_version",
+    "bare_doi",
     "is_doi",
     "parse_arxiv",
     "validate_arxiv",
@@ -51,6 +52,15 @@ _DOI_EXAMPLE = "e.g. doi: 10.18653/v1/2020.emnlp-main.324"
 def is_doi(value: str) -> bool:
     """Is ``value`` a bare DOI (``10.NNNN/suffix``)? The same test ``validate_doi`` applies."""
     return _DOI.fullmatch(value) is not None
+
+
+def bare_doi(value: str) -> str | None:
+    """The bare DOI of ``value`` written as a DOI, with or without a ``doi:`` or doi.org
+    prefix (as documents print it), or None — what a text names, not what a ledger may hold."""
+    value = value.strip()
+    for form in (_DOI_URL, _DOI_PREFIX):
+        value = form.sub("", value, count=1)
+    return value if is_doi(value) else None
 
 
 def validate_doi(s: str) -> str:
