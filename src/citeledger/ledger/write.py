@@ -764,8 +764,8 @@ def add_quote(
         quote["id"] = quote_id
     if locator is not None:
         quote["locator"] = locator
-    _refuse_shared_list(name, key)
     with edit_ledger(path, lock_timeout=lock_timeout) as doc:
+        _refuse_shared_list(name, key)  # under the lock: no writer can add an alias meanwhile
         sources: Any = doc.get("sources") if isinstance(doc, Mapping) else None
         source: Any = sources.get(key) if isinstance(sources, Mapping) else None
         if not isinstance(source, MutableMapping):
