@@ -125,3 +125,29 @@ def test_a_forged_unsigned_evidence_file_is_not_checked_when_signatures_are_requ
     verdict = Judge(led, require_signature=True).judge(CitationRef("m"))
     assert verdict.state is State.UNCHECKED
     assert "not signed" in verdict.reasons[0]
+
+
+def test_a_key_added_to_the_ledger_does_not_widen_the_keys_a_build_names(
+    tmp_path: Path,
+    netserver: ns.NetServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A forger who can edit the ledger signs with their own key and lists it under
+    ``trusted_keys:``; a CI run that names its own key (``--trusted-key``, the environment)
+    trusts that key alone, so the forged receipt stays unchecked."""
+    _, ci_public = _key(tmp_path / "ci", capsys)
+    forger_key, forger_public = _key(tmp_path / "forger", capsys)
+    monkeypatch.setenv("CITELEDGER_SIGNING_KEY", str(forger_key))
+    netserver.static("/fees.html", PAGE, content_type="text/html")
+    ledger = _ledger(tmp_path / "project", netserver.url("/fees.html"))
+    assert main(["verify", "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+    text = ledger.read_text(encoding="utf-8")
+    ledger.write_text(f"trusted_keys:\n  - {forger_public}\n{text}", "utf-8")
+    doc = tmp_path / "project" / "doc.md"
+    doc.write_text("A claim [@m].\n", encoding="utf-8")
+    args = ["check", str(doc), "--quiet", "--require-signature"]
+    assert main(args) == 0  # the ledger's own keys, when the run names none
+    assert main([*args, "--trusted-key", ci_public]) == 1
+    monkeypatch.setenv("CITELEDGER_TRUSTED_KEYS", ci_public)
+    assert main(args) == 1

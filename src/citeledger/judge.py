@@ -115,8 +115,11 @@ class Judge:
     ) -> None:
         self.ledger = ledger
         # Trust comes from the ledger, the environment or the command line (the callers pass
-        # the last two): never from the document alone.
-        self.trusted_keys = frozenset((*ledger.trusted_keys, *trusted_keys))
+        # the last two): never from the document alone. Keys given from outside replace the
+        # ledger's own list: whoever can edit the ledger must not be able to add a key to a CI
+        # run that names the keys it trusts (``check --require-signature --trusted-key K``).
+        given = frozenset(trusted_keys)
+        self.trusted_keys = given or frozenset(ledger.trusted_keys)
         self.require_signature = require_signature or ledger.require_signature
         # A build may be for several audiences at once (options.py): a source is shown only if
         # it is open to every one of them.
