@@ -325,8 +325,9 @@ def _finalize(
 ) -> FilterResult:
     """What belongs to the whole document: references, the audit (before the bibliography:
     ``placement``), the evidence pages, and the warnings and strict verdict of the run."""
+    reference_warnings: list[str] = []
     if options.references:
-        add_references(doc_json["meta"], (item.judgement for item in items))
+        add_references(doc_json["meta"], (i.judgement for i in items), reference_warnings)
     if options.audit:
         from citeledger.review.status import present_claims
 
@@ -341,7 +342,7 @@ def _finalize(
             *(w for j in judged.judges.values() for w in j.warnings),
         ]
     )
-    warnings += _option_warnings(options)
+    warnings += _option_warnings(options) + reference_warnings
     warnings += [_breakdown_warning(item) for item in items if item.state.is_breakdown]
     errors = []
     if judged.strict_items:

@@ -7,6 +7,11 @@ was made against the ledger's identifier, and a reader must not be shown another
 beside a "checked" mark. A ``restricted`` source is never added: its title must not reach a
 reader through the bibliography either. (Entries in ``bibliography:`` files are citeproc's to
 merge; the README says to keep ledger keys out of them.)
+
+The entry's ``DOI``, ``URL`` and ``ISBN`` come from the source's identifier alone: the check was
+made against that identifier, so a CSL field naming another address or work (a ``DOI:`` on a
+``file:`` source, a ``URL:`` beside a ``doi:``) is left out rather than shown beside "checked".
+A dropped DOI is said in a warning: it is the one most likely to name a different work.
 """
 
 from __future__ import annotations
@@ -40,15 +45,30 @@ def _ref_id(item: Mapping[str, Any]) -> str | None:
     return None
 
 
-def add_references(meta: dict[str, Any], judgements: Iterable[Judgement]) -> int:
+#: CSL variables that name a work or an address: in an entry, only the identifier's own.
+_ADDRESSES = ("DOI", "URL", "ISBN")
+
+
+def add_references(
+    meta: dict[str, Any], judgements: Iterable[Judgement], warnings: list[str] | None = None
+) -> int:
     """Put the ledger's CSL data of every judged, shown source into ``references``, replacing
-    the document's own entry for that key; return how many entries were written."""
+    the document's own entry for that key; return how many entries were written. A ``DOI``
+    field left out because it is not the identifier is said in ``warnings``."""
     entries: dict[str, dict[str, Any]] = {}
     for j in judgements:
         if j.source is None or j.state is State.RESTRICTED or j.key in entries:
             continue
         csl: dict[str, Any] = {"id": j.key, "type": "document", **dict(j.source.csl)}
         ident = j.source.identifier
+        if ident.kind != "doi" and csl.get("DOI") and warnings is not None:
+            warnings.append(
+                f"@{j.key}: its DOI field ({visible(str(csl['DOI']))}) is left out of the "
+                f"bibliography: the check was made against its {ident.kind} identifier; to "
+                "cite the DOI, make it the identifier (doi:, with local_copy: for a file)"
+            )
+        for name in _ADDRESSES:
+            csl.pop(name, None)
         if ident.kind == "doi":
             csl["DOI"] = ident.value
         elif ident.kind == "url":
