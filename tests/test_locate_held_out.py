@@ -450,3 +450,47 @@ def test_a_quote_may_not_stop_inside_a_unit() -> None:
     assert not locate(text, "and a top speed of 250 km").found
     assert locate(text, "and a top speed of 250 km/h").found
     assert locate(text, "The car can reach 100 km/h in 4.2 seconds").found
+
+
+BLOCKS = "Not recommended\n\n- Ibuprofen\n- Aspirin\n\nRecommended for children\n\n- Paracetamol\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # whitespace folding must not join a list under one heading to the next heading
+        (BLOCKS, "Ibuprofen, Aspirin: Recommended for children"),
+        (BLOCKS, "Aspirin Recommended for children"),
+        ("The committee approved\n\nthe dam was safe.", "The committee approved the dam was safe."),
+        ("The committee approved\n \t\nthe dam was safe.", "committee approved the dam"),
+    ],
+)
+def test_a_quote_may_not_run_across_a_paragraph_break(source: str, quote: str) -> None:
+    r = locate(source, quote)
+    assert not r.found and "paragraph break" in r.differences[0]
+
+
+def test_paragraphs_quoted_as_paragraphs_and_page_breaks_still_pass() -> None:
+    assert locate(BLOCKS, "Recommended for children").found
+    assert locate("Para one ends.\n\nPara two starts.", "Para one ends.\n\nPara two starts.").found
+    # pages are joined by a form feed: a quote may run on from one page to the next
+    assert locate("first page ends here\fand the second goes on", "ends here and the second").found
+    # the span's own edges may take in the blank line before it
+    assert locate("Intro.\n\n- All of it MUST be done in GMT.", "- All of it MUST be done").found
+
+
+@pytest.mark.parametrize(
+    ("quote", "word"),
+    [("He will resign the contract", "re-sign"), ("and recover the sofa", "re-cover")],
+)
+def test_a_hyphen_printed_inside_a_line_may_not_be_dropped(quote: str, word: str) -> None:
+    source = "He will re-sign the contract next week and re-cover the sofa.\n"
+    r = locate(source, quote)
+    assert not r.found and word in r.differences[0]
+
+
+def test_a_line_end_hyphen_may_go_and_a_kept_hyphen_passes() -> None:
+    source = "He will re-sign the contract, a long line-\nbreak here, and a cooperate co-operate."
+    assert locate(source, "He will re-sign the contract").found
+    assert locate(source, "a long linebreak here").found
+    assert locate(source, "a cooperate co-operate").found  # the joined form is the source's too

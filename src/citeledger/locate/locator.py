@@ -210,9 +210,13 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         return res
     raw = quote.strip()
     problem = _cut_number_problem(raw, prepared.text, res.char_end)
+    if problem is None:
+        problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
+    if problem is None and res.match != "exact":
+        problem = _dropped_hyphen_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None and res.match == "fuzzy":
         problem = _quote_mark_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
@@ -257,6 +261,40 @@ _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(
     r"([%\u2030\u00b0\u2032\u2033\u00b2\u00b3]|[^\W\d_]+)|[^\S\n]*\n?[^\S\n]*([^\W\d_]+)"
 )
+
+
+def _paragraph_problem(raw: str, span: str) -> str | None:
+    """A quote runs across no more paragraph breaks than it shows: whitespace folding must not
+    join the end of one block (a list item, a heading, a paragraph) to the start of the next,
+    "Aspirin: Recommended for children" of a list under "Not recommended" and a heading.
+    Pages are joined by a form feed, not a blank line: a page break is not a paragraph break."""
+    span = span.strip()  # a span may take in the whitespace at its edges: not crossed
+    if "\n" not in span:
+        return None
+    breaks = sum(len(_PARAGRAPH.findall(page)) for page in span.split("\f"))
+    if breaks <= len(_PARAGRAPH.findall(raw.replace("\r\n", "\n"))):
+        return None
+    return "the quote runs across a paragraph break in the source"
+
+
+def _dropped_hyphen_problem(raw: str, span: str) -> str | None:
+    """The converse of :func:`_hyphen_problem`: a hyphen the source prints inside a line must
+    be in the quote ("resign" is not "re-sign", "recover" not "re-cover"). A hyphen at a line
+    end is the layout's and may go."""
+    if "-" not in span and "\u2010" not in span and "\u2011" not in span:
+        return None
+    quoted: list[str] | None = None
+    for m in _COMPOUND.finditer(span):
+        joined = "".join(_HYPHEN.split(m.group())).casefold()
+        if quoted is None:
+            quoted = [w.casefold() for w in _LETTERS.findall(raw)]
+        # more joined forms in the quote than the source has unhyphenated in that span
+        if quoted.count(joined) > [w.casefold() for w in _LETTERS.findall(span)].count(joined):
+            return f"the quote leaves out the hyphen of '{m.group()}' in the source"
+    return None
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
