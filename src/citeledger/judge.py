@@ -16,11 +16,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from citeledger.build.pinpoints import normalize_locator
+from citeledger.build.pinpoints import normalize_locator, pages_named
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
@@ -630,7 +631,7 @@ class Judge:
                 f"receipt records {count_phrase(receipt.edits) or 'none'} "
                 f"({describe_all(receipt.edits)}). Run `citeledger verify` again."
             )
-        return None
+        return _printed_page_problem(quote.locator, ev.text, ev.page_starts, start, end)
 
     def _text_bound(self, receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] | None:
         """Is the stored text what its extractor makes of the stored body? A signature by a
@@ -685,6 +686,32 @@ _REWRITTEN = (
     "The stored text is not what its extractor makes of the stored body: the text record was "
     "rewritten, so the quote may be in words the source never had.",
 )
+
+
+_STANDALONE_NUMBER = re.compile(r"(?<![\w.,/:-])\d{1,5}(?![\w/:]|[.,]\d)")
+
+
+def _printed_page_problem(
+    locator: str | None, text: str, page_starts: tuple[int, ...], start: int, end: int
+) -> tuple[State, str] | None:
+    """A reader goes to the page the ledger names: in a PDF, the quote must stand on that page
+    — the physical page of that number, or one that prints the number (a journal's p. 170 on
+    the file's sixth page). Lenient by design: any standalone number on the page will do."""
+    wanted = pages_named(locator) if page_starts else None
+    if wanted is None:
+        return None
+    first, last = _page_of(page_starts, start) or 1, _page_of(page_starts, max(start, end - 1)) or 1
+    if any(p in wanted for p in range(first, last + 1)):
+        return None
+    for p in range(first, last + 1):
+        page = text[page_starts[p - 1] : page_starts[p] if p < len(page_starts) else len(text)]
+        if any(int(n) in wanted for n in _STANDALONE_NUMBER.findall(page)):
+            return None
+    return State.QUOTE_NOT_FOUND, (
+        f"The ledger puts this quote at {locator}, but it stands on page {first} of the PDF, "
+        "which is not that page and does not print that page number: a reader who goes there "
+        "will not find it. Correct the quote's locator."
+    )
 
 
 def _page_of(page_starts: tuple[int, ...], offset: int) -> int | None:

@@ -258,3 +258,25 @@ def _parse_delimited(body: str) -> tuple[Locator, str] | None:
         return None
     raw = f"{label_text} {inner}".strip()
     return Locator(term, inner, raw), rest
+
+
+_PAGE_PART = re.compile(r"^(\d{1,5})(?:-(\d{1,5}))?$")
+
+
+def pages_named(locator: str | None) -> frozenset[int] | None:
+    """The page numbers a page locator names (``p. 14`` → {14}, ``pp. 14–16, 20`` → {14, 15,
+    16, 20}); None for another label, a roman numeral, or a range too wide to mean a place."""
+    norm = normalize_locator(locator)
+    if norm is None or norm[0] != PAGE:
+        return None
+    pages: set[int] = set()
+    for part in norm[1].replace(" ", "").split(","):
+        m = _PAGE_PART.match(part)
+        if m is None:
+            return None
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) else lo
+        if hi < lo or hi - lo > 50:
+            return None
+        pages.update(range(lo, hi + 1))
+    return frozenset(pages) if pages else None
