@@ -441,7 +441,7 @@ class Judge:
         if head is not None and chain.index(head) is None:
             return (
                 "The evidence store's history log no longer holds the entry the ledger records "
-                f"as its newest ({head[:12]}…): log lines{' ' if chain.present else ''}"
+                f"as its newest ({head[:12]}…): log lines "
                 f"{'were deleted' if chain.present else 'are gone with the whole log'}, so a "
                 "later check may have been removed." + again
             )
