@@ -442,7 +442,7 @@ class Judge:
             return (
                 "The evidence store's history log no longer holds the entry the ledger records "
                 f"as its newest ({head[:12]}…): log lines "
-                f"{'were deleted' if chain.present else 'are gone with the whole log'}, so a "
+                f"{chain.lost}, so a "
                 "later check may have been removed." + again
             )
         if chain.broken_at is not None:
