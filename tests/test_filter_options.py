@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
-from helpers import pandoc_json
+from helpers import PANDOC, pandoc_json, venv_env
 
 from citeledger.build.options import DEFAULT_LEDGER, Options, read_options
 from citeledger.errors import CiteledgerError
@@ -116,3 +117,31 @@ def test_unknown_option_names_are_kept_for_a_warning() -> None:
 
 def _s(text: str) -> dict:
     return {"t": "MetaString", "c": text}
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "said"),
+    [
+        ("citeledger: strict", "not the value 'strict'"),
+        ("citeledger: [strict]", "not a list"),
+        ("citeledger:\nstrict: true", "not empty (are the options under it indented?)"),
+        ("citeledger: true", "not the value 'true'"),
+    ],
+)
+def test_a_citeledger_value_that_is_not_a_map_stops_the_real_filter_in_one_line(
+    tmp_path: Path, front_matter: str, said: str
+) -> None:
+    """Ignored, it turned the writer's strict off without a word (r3 finding 12)."""
+    (tmp_path / "doc.md").write_text(f"---\n{front_matter}\n---\n\nThe sun [@c].\n")
+    run = subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "html", "-o", "out.html"],
+        cwd=tmp_path,
+        env=venv_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode != 0 and not (tmp_path / "out.html").exists()
+    lines = [x for x in run.stderr.splitlines() if x.startswith("[ERROR] citeledger:")]
+    assert len(lines) == 1 and f"metadata citeledger must be a map of options, {said}" in lines[0]
+    assert "strict: true" in lines[0] and "Traceback" not in run.stderr

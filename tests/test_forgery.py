@@ -249,7 +249,7 @@ def test_deleting_the_whole_history_log_is_noticed(tmp_path: Path, netserver: ns
     (tmp_path / ".citeledger" / "history.jsonl").unlink()
     ledger.write_text(verified, encoding="utf-8")
     state, reasons = _judge(load_ledger(ledger))
-    assert state is State.STALE and "whole log" in reasons, (state, reasons)
+    assert state is State.STALE and "log lines are gone with the whole log" in reasons, reasons
 
 
 def test_pick_does_not_take_a_rewritten_text_record_as_the_source(

@@ -334,6 +334,22 @@ def test_a_printed_doi_is_read_bare_with_any_prefix_it_was_printed_with() -> Non
         "DOI: 10.1371/x.1",
         "https://doi.org/10.1371/x.1",
         "dx.doi.org/10.1371/x.1",
+        "DOI 10.1371/x.1",
+        "DOI10.1371/x.1",
+        "Digital Object Identifier 10.1371/x.1",
+        "DOI: https://doi.org/10.1371/x.1",
     ):
         assert bare_doi(printed) == "10.1371/x.1"
     assert bare_doi("doi:not-a-doi") is None and bare_doi("see 10.1371/x.1") is None
+    assert bare_doi("DOIs 10.1371/x.1") is None
+
+
+def test_printed_dois_are_found_where_their_prefix_starts() -> None:
+    from citeledger.ledger.identifiers import printed_dois
+
+    line = "Med (2013) 39:165 DOI 10.1007/s00134-012-2769-8. See doi:10.1/x and 10.1371/bare"
+    assert printed_dois(line) == [(18, "10.1007/s00134-012-2769-8")]
+    assert printed_dois("(https://doi.org/10.1371/x.1), DOI:10.1038/nature123;") == [
+        (1, "10.1371/x.1"),
+        (31, "10.1038/nature123"),
+    ]

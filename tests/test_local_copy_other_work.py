@@ -126,6 +126,40 @@ def test_a_text_copy_headed_by_another_doi_is_not_checked_but_one_citing_it_is(
     assert _check(tmp_path)["state"] == "metadata-mismatch"
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        "DOI 10.5555/other.work",  # Springer's page header: a space, no colon
+        "Intensive Care Med (2013) 39:165-228 DOI 10.5555/other.work",
+        "DOI10.5555/other.work",  # the space lost in a PDF's text
+        "Digital Object Identifier 10.5555/other.work",  # IEEE's
+        "DOI: https://doi.org/10.5555/other.work",
+    ],
+)
+def test_a_copy_headed_by_another_doi_in_a_publishers_form_is_not_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    body = "\n".join([header, "A Title of Another Work"] + ["Intro."] * 8 + [QUOTE])
+    _project(tmp_path, body.encode(), name="x.txt")
+    assert main(["verify", "--yes"]) == 0
+    cited = _check(tmp_path)
+    assert cited["state"] == "metadata-mismatch"
+    assert "doi:10.5555/other.work" in cited["reasons"][0]  # type: ignore[index]
+
+
+def test_a_footer_line_that_is_a_doi_in_a_publishers_form_names_the_copy() -> None:
+    body = "Title\n" + "words\n" * 20
+    for footer in (
+        "DOI 10.5555/own.work",
+        "DOI10.5555/own.work",
+        "Digital Object Identifier 10.5555/own.work",
+    ):
+        page1 = body + footer + "\n"
+        text = page1 + "\fpage two\n"
+        assert page_identifiers(text, (0, len(page1) + 1)) == ("doi:10.5555/own.work",), footer
+
+
 def test_the_arxiv_stamp_and_the_header_are_the_copys_own_identifiers() -> None:
     page1 = "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017\nAttention Is All You Need\n" + "w\n" * 20
     refs = "[3] arXiv:1409.0473 [cs.CL]\n" + "doi:10.5555/cited\n"

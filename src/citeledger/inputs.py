@@ -9,12 +9,13 @@ This module must never: open a FIFO, socket or device; print; touch the network.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
 from citeledger.errors import CiteledgerError
 
-__all__ = ["file_kind", "read_bytes", "read_text"]
+__all__ = ["NotAFile", "file_kind", "read_bytes", "read_regular", "read_text"]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -35,9 +36,41 @@ def file_kind(path: str | os.PathLike[str]) -> str | None:
         return "missing"
     except OSError as e:
         return f"unreadable ({e.strerror or e})"
+    return _kind(mode)
+
+
+def _kind(mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+class NotAFile(OSError):
+    """The path is there but is not a regular file; ``kind`` says what it is instead."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"the path is {kind}, not a file", path)
+        self.kind = kind
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of ``path`` (symbolic links followed) if it is a regular file: the ONE read
+    that never waits on a FIFO and never reads a device (``/dev/zero`` never ends).
+
+    The kind is checked before the open (opening some devices acts on them) and again on the
+    open file, so a path swapped in between is refused too; the open does not wait for a FIFO's
+    writer. Raises ``FileNotFoundError``, ``NotAFile`` or another ``OSError``.
+    """
+    name = os.fspath(path)
+    kind = _kind(os.stat(name).st_mode)
+    if kind is not None:
+        raise NotAFile(name, kind)
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    with open(fd, "rb", closefd=True) as fh:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotAFile(name, kind)
+        return fh.read()
 
 
 def read_bytes(path: str | os.PathLike[str], what: str, fix: str) -> bytes:
@@ -49,8 +82,11 @@ def read_bytes(path: str | os.PathLike[str], what: str, fix: str) -> bytes:
     if kind is not None:
         raise CiteledgerError(f"{what}: the path is {kind}, not a file", file=name, fix=fix)
     try:
-        with open(name, "rb") as fh:
-            return fh.read()
+        return read_regular(name)
+    except NotAFile as e:  # swapped since it was looked at
+        raise CiteledgerError(
+            f"{what}: the path is {e.kind}, not a file", file=name, fix=fix
+        ) from None
     except OSError as e:
         raise CiteledgerError(
             f"{what}: cannot read it ({e.strerror or e})",

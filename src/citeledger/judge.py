@@ -442,8 +442,8 @@ class Judge:
         if head is not None and chain.index(head) is None:
             return (
                 "The evidence store's history log no longer holds the entry the ledger records "
-                f"as its newest ({head[:12]}…): log lines{' ' if chain.present else ''}"
-                f"{'were deleted' if chain.present else 'are gone with the whole log'}, so a "
+                f"as its newest ({head[:12]}…): log lines "
+                f"{chain.lost}, so a "
                 "later check may have been removed." + again
             )
         if chain.broken_at is not None:

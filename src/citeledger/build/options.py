@@ -121,6 +121,11 @@ def read_options(meta: Mapping[str, Any], environ: Mapping[str, str] | None = No
     env = os.environ if environ is None else environ
     nested: Any = meta.get(META_KEY)
     is_map = isinstance(nested, dict) and nested.get("t") == "MetaMap"
+    if nested is not None and not is_map:  # ignored, it would turn the writer's strict off
+        raise CiteledgerError(
+            f"metadata {META_KEY} must be a map of options, not {_not_a_map(nested)}",
+            fix=f"indent each option under {META_KEY}:, e.g. {META_KEY}: {{strict: true}}",
+        )
     nested_map = nested.get("c", {}) if is_map else {}
     raw: dict[str, tuple[str, str]] = {}  # name -> (text, where it was found)
     kinds: dict[str, str] = {}
@@ -187,6 +192,20 @@ def _every_source(
             if value is not None:
                 found.setdefault(name, []).append((_meta_text(value), where))
     return found
+
+
+def _not_a_map(value: Any) -> str:
+    """What a ``citeledger:`` value is instead of a map, in the writer's words."""
+    t = value.get("t") if isinstance(value, dict) else None
+    if t == "MetaList":
+        return "a list"
+    try:
+        text = _meta_text(value).strip()
+    except CiteledgerError:
+        text = ""
+    if not text:
+        return "empty (are the options under it indented?)"
+    return f"the value {text[:40]!r}"
 
 
 def _boolean(text: str, where: str) -> bool:

@@ -46,6 +46,7 @@ import orjson
 from citeledger.atomic import atomic_write
 from citeledger.confine import inside
 from citeledger.evidence.derivation import cache_dir
+from citeledger.evidence.store import read_store_file
 
 FORMAT = 1  # bump when an entry's meaning changes: older entries are then never matched
 FOLDER = "judgements"
@@ -143,8 +144,8 @@ class JudgementIndex:
         shard = self._shards.get(name)
         if shard is None:
             try:
-                data = orjson.loads((self.root / FOLDER / f"{name}.json").read_bytes())
-            except (OSError, ValueError):
+                data = orjson.loads(read_store_file(self.root, f"{FOLDER}/{name}.json"))
+            except (OSError, ValueError):  # refused (a FIFO, a device, a link out): no entries
                 data = {}
             shard = self._shards[name] = data if isinstance(data, dict) else {}
         return shard
@@ -222,8 +223,8 @@ class JudgementIndex:
         changed it; False when it cannot be written (the rest is not tried)."""
         path = folder / f"{name}.json"
         try:
-            on_disk = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            on_disk = json.loads(read_store_file(self.root, f"{FOLDER}/{name}.json"))
+        except (OSError, ValueError):  # refused as a read is: replaced by a file of its own
             on_disk = {}
         before = on_disk if isinstance(on_disk, dict) else {}
         merged = {**before, **self._new.get(name, {})}

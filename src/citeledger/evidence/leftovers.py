@@ -28,6 +28,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from citeledger.atomic import TEMP_PREFIX, atomic_write
+from citeledger.evidence.store import read_store_file
 
 __all__ = [
     "IGNORE_FILE",
@@ -69,8 +70,8 @@ def write_ignore_file(folder: str | os.PathLike[str]) -> bool:
 
 def _entries(folder: Path) -> list[dict[str, object]]:
     try:
-        lines = (folder / PENDING).read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = read_store_file(folder, PENDING).decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):  # refused (a FIFO, a device, a link out): no notes
         return []
     out = []
     for line in lines:
@@ -101,7 +102,8 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
     path = folder / PENDING
     try:
         with _notes_locked(folder):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            # non-blocking: a FIFO there fails (ENXIO) instead of waiting for a reader
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
             try:
                 os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
             finally:

@@ -2,7 +2,8 @@
 
 A quote found in the wrong PDF is not a check of the cited work. Only the copy's OWN
 identifier counts: its metadata (``/doi`` in the Info dictionary, XMP ``prism:doi`` and kin),
-a ``doi:`` line in the first page's header or footer, and arXiv's margin stamp
+a DOI in the first page's header or a footer line that is one (``doi:``, ``DOI 10.…``,
+a doi.org address: ``identifiers.printed_dois``), and arXiv's margin stamp
 (``arXiv:2101.00001v2 [cs.CL] …``) — never the DOIs its references cite. A copy naming no
 identifier of the cited kind is fine; a copy naming this one (among others) is fine.
 
@@ -17,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from citeledger.ledger.identifiers import IdentifierError, bare_doi, is_doi, parse_arxiv
+from citeledger.ledger.identifiers import IdentifierError, bare_doi, parse_arxiv, printed_dois
 
 if TYPE_CHECKING:
     from citeledger.evidence.store import LoadedEvidence
@@ -32,8 +33,6 @@ _META_DOI = re.compile(
     rb"|<dc:identifier>\s*(doi:[^<]{1,300}?)\s*<"
 )
 _ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)  # a PDF literal string's escapes
-_TEXT_DOI = re.compile(r"(?i)\bdoi(?::\s*|\.org/)(\S+)")
-_OWN_LINE = re.compile(r"(?i)\s*(?:doi\b|(?:https?://)?(?:dx\.)?doi\.org/)")
 # words that make a line point at another work ("The data are available at doi:…", "see
 # doi:…", "code deposited at https://doi.org/…"): such a line is not the copy naming itself
 _POINTER = re.compile(
@@ -95,14 +94,10 @@ def page_identifiers(text: str, page_starts: Sequence[int]) -> tuple[str, ...]:
     lines = [line for line in first.splitlines() if line.strip()]
     # a footer counts only as a line that is the DOI ("doi: 10…", "https://doi.org/10…"): a
     # footnote citing another work ("1 See doi:10…") is not the copy naming itself
-    footer = [x for x in lines[_EDGE_LINES:][-_EDGE_LINES:] if _OWN_LINE.match(x)] if paged else []
-    header = [x for x in lines[:_EDGE_LINES] if _OWN_LINE.match(x) or not _pointing(x)]
+    footer = [x for x in lines[_EDGE_LINES:][-_EDGE_LINES:] if _own_line(x)] if paged else []
+    header = [x for x in lines[:_EDGE_LINES] if _own_line(x) or not _pointing(x)]
     edges = "\n".join(header + footer)
-    found = []
-    for m in _TEXT_DOI.finditer(edges):
-        value = m[1].rstrip(".,;:)]}>'\"")
-        if is_doi(value):
-            found.append(f"doi:{value}")
+    found = [f"doi:{value}" for _, value in printed_dois(edges)]
     for m in _ARXIV_STAMP.finditer(first if paged else edges):
         try:
             found.append(f"arxiv:{parse_arxiv(m[1]).base}")
@@ -111,10 +106,16 @@ def page_identifiers(text: str, page_starts: Sequence[int]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _own_line(line: str) -> bool:
+    """Whether a line is a DOI: it starts with one, printed as documents print them."""
+    found = printed_dois(line.lstrip())
+    return bool(found) and found[0][0] == 0
+
+
 def _pointing(line: str) -> bool:
     """Whether the words before a line's first DOI point at another work (``_POINTER``)."""
-    m = _TEXT_DOI.search(line)
-    return m is not None and _POINTER.search(line, 0, m.start()) is not None
+    found = printed_dois(line)
+    return bool(found) and _POINTER.search(line, 0, found[0][0]) is not None
 
 
 def other_work(identifier: str, copy: str, named: Iterable[str]) -> str | None:

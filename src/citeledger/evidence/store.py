@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import gzip
 import hashlib
 import io
@@ -38,6 +39,7 @@ from typing import Any
 from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir
 from citeledger.confine import RealPaths, below
+from citeledger.inputs import NotAFile, read_regular
 from citeledger.model import Extracted, Retrieval
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -430,6 +432,58 @@ def _write_snapshots(
     return made
 
 
+class StoreFileError(OSError):
+    """A file of the evidence store that is not read; ``reason`` says why, in words that
+    follow its name ("… is a named pipe (FIFO), not a file")."""
+
+    def __init__(self, rel: str, reason: str, *, missing: bool = False) -> None:
+        super().__init__(f"{rel} {reason}")
+        self.rel, self.reason, self.missing = rel, reason, missing
+
+
+class StoreFiles:
+    """The ONE gate every read of a file in an evidence store goes through: evidence files,
+    the history log, the judgement index, verify's pending notes.
+
+    The store is the writer's folder, often committed, so any of its files may be a symbolic
+    link git recreated: to ``/dev/zero`` (a read that never ends), out of the store, or a FIFO
+    (a read that waits forever). A file is read only when its real path is inside the store and
+    it is a regular file (``inputs.read_regular``); each folder is resolved once per instance.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self._real = RealPaths()  # each folder resolved once per build
+
+    @cached_property
+    def real_root(self) -> str:
+        return os.path.realpath(self.root)
+
+    def resolve(self, rel: str) -> Path | None:
+        """The real path of ``rel``, or None when it leaves the store."""
+        real = self._real(os.path.join(self.root, rel))
+        return Path(real) if below(real, self.real_root) else None
+
+    def read(self, rel: str) -> bytes:
+        """The bytes of the store's file ``rel``; ``StoreFileError`` says why not."""
+        path = self.resolve(rel)
+        if path is None:
+            raise StoreFileError(rel, "leaves the evidence store")
+        try:
+            return read_regular(path)
+        except NotAFile as e:
+            raise StoreFileError(rel, f"is {e.kind}, not a file") from None
+        except (FileNotFoundError, NotADirectoryError):
+            raise StoreFileError(rel, "is missing from the evidence store", missing=True) from None
+        except OSError as e:
+            raise StoreFileError(rel, f"is unreadable ({e.strerror or e})") from None
+
+
+def read_store_file(root: str | os.PathLike[str], rel: str) -> bytes:
+    """One file of the store at ``root`` through the gate (``StoreFiles.read``)."""
+    return StoreFiles(root).read(rel)
+
+
 HISTORY = "history.jsonl"
 
 
@@ -458,8 +512,10 @@ def history_batch(
     path = Path(root) / HISTORY
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        existing = path.read_text(encoding="utf-8")
-    except OSError:
+        existing = read_store_file(root, HISTORY).decode("utf-8", "replace")
+    except StoreFileError as e:
+        if not e.missing:  # appending to it would write outside, or wait on a FIFO forever
+            raise OSError(errno.EINVAL, f"the history log {e.reason}", str(path)) from None
         existing = ""
     prev: str | None = None
     for earlier in reversed(existing.splitlines()):
@@ -492,7 +548,8 @@ def history_batch(
             mine.append(prev)
         digests.append(mine)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        # non-blocking: a FIFO put there since it was read fails (ENXIO) instead of waiting
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
         try:
             os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
             os.fsync(fd)
@@ -519,6 +576,14 @@ class History:
     entries: tuple[HistoryEntry, ...] = ()
     broken_at: int | None = None  # 1-based line whose ``prev`` is not the line before it
     present: bool = False
+    refused: str | None = None  # why the log there was not read ("is a character device, …")
+
+    @property
+    def lost(self) -> str:
+        """What became of log lines the ledger expects and the log does not hold."""
+        if self.refused is not None:
+            return f"cannot be read (the log {self.refused})"
+        return "were deleted" if self.present else "are gone with the whole log"
 
     def index(self, digest: str | None) -> int | None:
         return self._positions.get(digest) if digest is not None else None
@@ -551,31 +616,33 @@ class EvidenceReader:
         self._cache: dict[str, LoadedEvidence] = {}
         self._digests: dict[str, str | None] = {}
         self._chain: History | None = None
-        self._real = RealPaths()  # each folder resolved once per build
+        self.files = StoreFiles(root)
 
     def digest(self, rel: str) -> str | None:
-        """The sha256 of an evidence file's bytes (None: missing, unreadable or outside the
-        store), hashed at most once per reader and without parsing it."""
+        """The sha256 of an evidence file's bytes (None: missing, unreadable, not a regular
+        file or outside the store), hashed at most once per reader and without parsing it."""
         if rel not in self._digests:
             loaded = self._cache.get(rel)
             found = loaded.files.get(rel) if loaded is not None else None
             if found is None:
-                path = self._resolve(rel)
                 try:
-                    found = sha256_hex(path.read_bytes()) if path is not None else None
-                except OSError:
+                    found = sha256_hex(self.files.read(rel))
+                except StoreFileError:
                     found = None
             self._digests[rel] = found
         return self._digests[rel]
 
     def history(self) -> History:
-        """The chained log, read once per reader; a torn last line (a killed run) is skipped."""
+        """The chained log, read once per reader; a torn last line (a killed run) is skipped.
+        A byte that is not UTF-8 is an edit: its line no longer chains."""
         if self._chain is None:
+            refused: str | None = None
             try:
-                lines = (self.root / HISTORY).read_text(encoding="utf-8").splitlines()
+                lines = self.files.read(HISTORY).decode("utf-8", "replace").splitlines()
                 present = True
-            except OSError:
+            except StoreFileError as e:
                 lines, present = [], False
+                refused = None if e.missing else e.reason
             entries: list[HistoryEntry] = []
             broken: int | None = None
             before: str | None = None
@@ -595,7 +662,7 @@ class EvidenceReader:
                     broken = n
                 before = entry.digest
                 entries.append(entry)
-            self._chain = History(tuple(entries), broken, present)
+            self._chain = History(tuple(entries), broken, present, refused)
         return self._chain
 
     def load(self, rel: str) -> LoadedEvidence:
@@ -606,27 +673,25 @@ class EvidenceReader:
         return cached
 
     def _resolve(self, rel: str) -> Path | None:
-        real = self._real(os.path.join(self.root, rel))
-        return Path(real) if below(real, self._real_root) else None
-
-    @cached_property
-    def _real_root(self) -> str:
-        return os.path.realpath(self.root)
+        return self.files.resolve(rel)
 
     def _load(self, rel: str) -> LoadedEvidence:
         ev = LoadedEvidence(path=rel)
-        path = self._resolve(rel)
-        if path is None:
-            ev.problems.append(f"evidence path {rel!r} leaves the evidence store")
+        try:
+            data = self.files.read(rel)
+        except StoreFileError as e:
+            if self.files.resolve(rel) is None:
+                ev.problems.append(f"evidence path {rel!r} {e.reason}")
+            else:
+                ev.problems.append(f"evidence file {rel} {e.reason}")
             return ev
-        if not path.is_file():
-            ev.problems.append(f"evidence file {rel} is missing from the evidence store")
-            return ev
+        path = self.files.resolve(rel)
+        assert path is not None  # it was just read through it
         ev.declared_body_sha256 = path.name.split(".")[0].split("~")[0]
         from warcio.exceptions import ArchiveLoadFailed
 
         try:
-            self._read_records(path, ev)
+            self._read_records(path, data, ev)
         except (
             OSError,
             EOFError,
@@ -638,10 +703,9 @@ class EvidenceReader:
             ev.problems.append(f"evidence file {rel} is unreadable ({exc.__class__.__name__})")
         return ev
 
-    def _read_records(self, path: Path, ev: LoadedEvidence) -> None:
+    def _read_records(self, path: Path, data: bytes, ev: LoadedEvidence) -> None:
         from warcio.archiveiterator import ArchiveIterator
 
-        data = path.read_bytes()
         ev.file_sha256 = sha256_hex(data)
         ev.files[ev.path] = ev.file_sha256
         shape: list[str] = []  # the records in order, for the one-retrieval rule
@@ -668,10 +732,13 @@ class EvidenceReader:
                 _read_facts(record, ev)
                 if kind == "revisit":
                     ref = headers.get_header("WARC-Citeledger-Refers-To-File") or ""
-                    found = self._payload_of(path.parent / Path(ref).name, ev)
-                    if found is None:
+                    try:
+                        found = self._payload_of(path.parent / Path(ref).name, ev)
+                        if found is None:
+                            raise StoreFileError(ref, "holds no captured body")
+                    except StoreFileError as e:
                         ev.problems.append(
-                            f"the earlier capture {ref} that this revisit refers to is missing"
+                            f"the earlier capture {ref} that this revisit refers to {e.reason}"
                         )
                     else:
                         ev.body = found
@@ -719,12 +786,13 @@ class EvidenceReader:
             ev.problems.append(f"evidence file {ev.path} holds no captured body")
 
     def _payload_of(self, path: Path, ev: LoadedEvidence) -> bytes | None:
+        """The body of the first capture at ``path`` (in the store's real folder), read
+        through the gate as the file naming it was; ``StoreFileError`` when it is not read."""
         from warcio.archiveiterator import ArchiveIterator
 
-        if not path.is_file():
-            return None
-        data = path.read_bytes()
-        ev.files[path.relative_to(self._real_root).as_posix()] = sha256_hex(data)
+        rel = path.relative_to(self.files.real_root).as_posix()
+        data = self.files.read(rel)
+        ev.files[rel] = sha256_hex(data)
         for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
             if record.rec_type in ("response", "resource"):
                 body: bytes = record.raw_stream.read()

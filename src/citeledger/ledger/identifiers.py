@@ -24,6 +24,7 @@ __all__ = [
     "bare_doi",
     "is_doi",
     "parse_arxiv",
+    "printed_dois",
     "validate_arxiv",
     "validate_doi",
     "validate_identifier",
@@ -54,13 +55,37 @@ def is_doi(value: str) -> bool:
     return _DOI.fullmatch(value) is not None
 
 
+# How documents print a DOI before the number — what a text names, not what a ledger may hold:
+# a doi.org address (after "DOI: " too); "doi:", "DOI: ", "DOI " (Springer's page headers) or
+# "DOI10." (the space lost in a PDF's text); IEEE's "Digital Object Identifier".
+_PRINTED_PREFIX = (
+    r"(?:(?:\bdoi\s*:?\s*)?(?:https?://)?(?:dx\.)?doi\.org/"
+    r"|\bdoi(?![a-z])\s*:?\s*"
+    r"|\bdigital\s+object\s+identifier\s*:?\s*)"
+)
+_PRINTED_DOI = re.compile(rf"(?i){_PRINTED_PREFIX}({_DOI.pattern})")
+_AFTER_DOI = ".,;:)]}>'\""  # punctuation a sentence or a bracket puts after a printed DOI
+
+
 def bare_doi(value: str) -> str | None:
-    """The bare DOI of ``value`` written as a DOI, with or without a ``doi:`` or doi.org
-    prefix (as documents print it), or None — what a text names, not what a ledger may hold."""
+    """The bare DOI of ``value`` written as a DOI, bare or with a prefix documents print it
+    with (``_PRINTED_PREFIX``), or None."""
     value = value.strip()
-    for form in (_DOI_URL, _DOI_PREFIX):
-        value = form.sub("", value, count=1)
-    return value if is_doi(value) else None
+    if is_doi(value):
+        return value
+    m = _PRINTED_DOI.fullmatch(value)
+    return m[1] if m else None
+
+
+def printed_dois(text: str) -> list[tuple[int, str]]:
+    """Each DOI ``text`` prints with a prefix (``_PRINTED_PREFIX``): where its prefix starts,
+    and the bare DOI without the punctuation after it; a bare ``10.…`` names nothing here."""
+    found = []
+    for m in _PRINTED_DOI.finditer(text):
+        value = m[1].rstrip(_AFTER_DOI)
+        if is_doi(value):
+            found.append((m.start(), value))
+    return found
 
 
 def validate_doi(s: str) -> str:
