@@ -66,6 +66,17 @@ class ReceiptBatch:
         waited = self.clock() - self._last
         return len(self.items) >= self.every or waited >= max(self.seconds, 4 * self._cost)
 
+    def written_elsewhere(self, head: str | None, head_written: str | None, cost: float) -> None:
+        """A write made by another process (``verify.writer``): its history head, the
+        ``history_head`` it left in the ledger and its cost, which times the next write."""
+        self.head, self.head_written, self._cost = head, head_written, cost
+        self._last = self.clock()
+
+    @property
+    def cost(self) -> float:
+        """Seconds the last write took."""
+        return self._cost
+
     def take(self) -> tuple[list[Finished], list[str]]:
         """What the next write holds; the batch starts afresh."""
         items, digests = self.items, self.digests
