@@ -82,6 +82,21 @@ def fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def fsync_file(path: Path) -> None:
+    """Make the data of a file written with ``durable=False`` durable now (its folder aside).
+
+    Unlike a folder's, a failure raises (``OSError`` naming the file): whoever asked is about
+    to name the file in a receipt."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:  # a full disk, an I/O error: said with the file it was for
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+
+
 def _discard(tmp: Path | None) -> None:
     if tmp is not None:
         with suppress(OSError):

@@ -42,7 +42,7 @@ class ReceiptBatch:
     ledger_path: str
     evidence_dir: str
     signer: Any
-    store: Any = None  # evidence.store.EvidenceStore: its folders are fsynced before each write
+    store: Any = None  # evidence.store.EvidenceStore: its files are fsynced before each write
     every: int = EVERY
     seconds: float = SECONDS
     clock: Callable[[], float] = time.monotonic
@@ -104,7 +104,7 @@ class ReceiptBatch:
             entries += [(item.source.key, i, r) for i, r in receipts]
             written.append(dataclasses.replace(item, receipts=receipts))
         if self.store is not None:  # the evidence these receipts name survives a power cut
-            self.store.sync_folders()
+            self.store.sync_written()
         if self._held.append(entries, self.head):
             self.head_written = self.head
         leftovers.forget_all(Path(self.evidence_dir), digests)

@@ -242,7 +242,7 @@ def capture(
             noted = noted_for is None
             try:
                 inflated = pool.limits.max_inflated_bytes
-                job = (retrieval, quotes, inflated, store.root, body_sha, store.folder_sync)
+                job = (retrieval, quotes, inflated, store.root, body_sha, store.synced)
                 work, stored, noted = pool.run(analyse_and_store, (*job, noted_for))
             except ExtractError as exc:
                 work = Analysis(None, exc.message)
@@ -279,7 +279,7 @@ def analyse_and_store(
     max_inflated: int | None,
     root: Any,
     body_sha: str,
-    folder_sync: bool,
+    synced: bool,
     noted_for: str | None = None,
 ) -> tuple[Analysis, StoredEvidence | None, bool]:
     """The body's leftovers note (for the ledger ``noted_for``), ``analyse``, then the evidence
@@ -304,9 +304,7 @@ def analyse_and_store(
     if not noted or _wants_html_snapshot(work):
         return work, None, noted
     try:
-        stored = write_evidence(
-            root, r, work.extracted, work.snapshots, body_sha, folder_sync=folder_sync
-        )
+        stored = write_evidence(root, r, work.extracted, work.snapshots, body_sha, synced=synced)
     except OSError:  # a full disk, a read-only store: verify's own write then says which file
         return work, None, noted
     _remember(work, stored)

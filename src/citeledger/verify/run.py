@@ -189,7 +189,7 @@ def execute(
     if not _confirm("Send these requests? [y/N] ", assume_yes, out):
         out.write("citeledger: nothing was sent\n")
         return 1
-    store = EvidenceStore(led.evidence_dir, batched_folder_sync=True)
+    store = EvidenceStore(led.evidence_dir, batched_sync=True)
     from citeledger.evidence.signing import load_signer
 
     batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer(), store)

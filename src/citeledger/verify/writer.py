@@ -79,7 +79,7 @@ class BatchWriter:
     def write(self, items: Sequence[Finished], digests: Sequence[str]) -> list[Finished]:
         """As ``ReceiptBatch.write``: the evidence folders synced here, then the child writes."""
         if self._store is not None:
-            self._store.sync_folders()
+            self._store.sync_written()
         self._conn.send((list(items), list(digests)))
         try:
             kind, value = self._conn.recv()
