@@ -44,10 +44,12 @@ def atomic_write(
     """
     tmp: Path | None = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(
-            dir=target.parent, prefix=prefix, suffix=target.suffix if suffix is None else suffix
-        )
+        ending = target.suffix if suffix is None else suffix
+        try:  # the folder is usually there: a mkdir each time was a syscall each time
+            fd, name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=ending)
+        except OSError:  # made here, or named as it was before: the folder's own failure
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=ending)
         tmp = Path(name)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -241,8 +241,7 @@ def write_evidence(
     ``synced`` both are made durable by the store's ``sync_written``, before any receipt.
     """
     first = _first_path(root, body_sha)
-    first.parent.mkdir(parents=True, exist_ok=True)
-    revisit = first.exists()
+    revisit = first.exists()  # (its folder, when new, is made by atomic_write)
     if revisit:
         stamp = retrieval.retrieved_at.replace(":", "").replace("-", "")
         target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
