@@ -226,14 +226,14 @@ def capture(
     ``pool`` (the note's lock and append are CPU the event loop's process need not spend),
     here when the worker could not.
     """
-    from citeledger.locate.locator import prepare
-
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
     quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
     stored: StoredEvidence | None = None
     if noted_for is not None and pool is None:
         _note(store.root, noted_for, retrieval.body)
     if limits is None and pool is None:
+        from citeledger.locate.locator import prepare  # here only: a pool's parent never locates
+
         work = analyse(*args, quotes)
         prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
     elif pool is not None:
