@@ -1,6 +1,6 @@
 """The evidence file written by the extraction worker (not verify's own process): whole, named
-by its body's digest, its bytes the digest the receipt holds, and fsynced with its folder
-before the receipts that name it.
+by its body's digest, its bytes the digest the receipt holds, and fsynced (its data and its
+folder, by the batch) before the receipts that name it.
 
 verify over a loopback HTTP server (real CLI) and the capture step with a real worker pool.
 """
@@ -70,6 +70,8 @@ def test_a_worker_written_file_is_fsynced_with_its_folder_by_the_batch(
 ) -> None:
     synced: list[Path] = []
     monkeypatch.setattr(store_mod, "fsync_dir", lambda folder: synced.append(Path(folder)))
+    data_synced: list[Path] = []
+    monkeypatch.setattr(store_mod, "fsync_file", lambda path: data_synced.append(Path(path)))
 
     def parent_writes(*args: object, **kwargs: object) -> None:
         raise AssertionError("the parent wrote the evidence: the worker did not")
@@ -77,7 +79,7 @@ def test_a_worker_written_file_is_fsynced_with_its_folder_by_the_batch(
     # the parent's own writes (the fallback) would pass every check below: refuse them
     monkeypatch.setattr(EvidenceStore, "put_held", parent_writes)
     monkeypatch.setattr(EvidenceStore, "put", parent_writes)
-    store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
+    store = EvidenceStore(tmp_path / "ev", batched_sync=True)
     source = Source(
         key="s", identifier=Identifier("url", "http://127.0.0.1/p"), quotes=(Quote(QUOTE),)
     )
@@ -85,9 +87,11 @@ def test_a_worker_written_file_is_fsynced_with_its_folder_by_the_batch(
         cap = capture(_retrieval("http://127.0.0.1/p", TEXT.encode()), store, [source], None, pool)
     written = store.root / cap.stored.evidence
     assert written.is_file()
-    assert synced == []  # not yet: the batch's sync_folders does it, before any receipt
-    store.sync_folders()
+    # not yet: the batch's sync_written does it, before any receipt (the worker fsyncs nothing)
+    assert synced == [] and data_synced == [] and not store.synced
+    store.sync_written()
     assert set(synced) == {written.parent, store.root}
+    assert data_synced == [written]
     loaded = EvidenceReader(store.root).load(cap.stored.evidence)
     assert loaded.ok and loaded.text is not None and QUOTE in loaded.text
     assert loaded.file_sha256 == cap.stored.file_sha256
@@ -97,7 +101,7 @@ def test_one_body_captured_twice_at_once_gives_a_capture_and_a_revisit(tmp_path:
     """Two sources with one body, in two threads and two workers: one writes the capture,
     the other waits for it and writes a revisit (never two captures, one renamed over the
     other)."""
-    store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
+    store = EvidenceStore(tmp_path / "ev", batched_sync=True)
     caps = {}
     with WorkerPool(Limits(), size=2) as pool:
 
@@ -154,7 +158,7 @@ def test_the_worker_notes_the_body_before_it_writes_its_evidence(
         raise AssertionError("the parent took the note: the worker did not")
 
     monkeypatch.setattr(leftovers, "note", parent_notes)
-    store = EvidenceStore(tmp_path / "ev", batched_folder_sync=True)
+    store = EvidenceStore(tmp_path / "ev", batched_sync=True)
     ledger = str(tmp_path / "citeledger.yaml")
     source = Source(
         key="s", identifier=Identifier("url", "http://127.0.0.1/p"), quotes=(Quote(QUOTE),)

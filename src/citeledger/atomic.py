@@ -44,10 +44,12 @@ def atomic_write(
     """
     tmp: Path | None = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(
-            dir=target.parent, prefix=prefix, suffix=target.suffix if suffix is None else suffix
-        )
+        ending = target.suffix if suffix is None else suffix
+        try:  # the folder is usually there: a mkdir each time was a syscall each time
+            fd, name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=ending)
+        except OSError:  # made here, or named as it was before: the folder's own failure
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=ending)
         tmp = Path(name)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -80,6 +82,21 @@ def fsync_dir(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    """Make the data of a file written with ``durable=False`` durable now (its folder aside).
+
+    Unlike a folder's, a failure raises (``OSError`` naming the file): whoever asked is about
+    to name the file in a receipt."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:  # a full disk, an I/O error: said with the file it was for
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
 
 
 def _discard(tmp: Path | None) -> None:

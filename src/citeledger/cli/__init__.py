@@ -233,10 +233,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if cmd in ("verify", "recheck"):
         from citeledger.cli import verify_exit
         from citeledger.verify.recheck import run_recheck
-        from citeledger.verify.run import run_verify
+        from citeledger.verify.run import Written, run_verify
 
         runner = run_verify if cmd == "verify" else run_recheck
-        before = verify_exit.receipt_counts(args.ledger) if cmd == "verify" else {}
+        written = Written()
         code = runner(
             args.ledger,
             only=tuple(args.only),
@@ -245,11 +245,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             allow_private=args.allow_private,
             config_path=args.config,
             allow_outside=args.allow_outside,
+            written=written,
         )
         if cmd == "verify" and code == 0 and not args.dry_run:
-            code = verify_exit.outcome_code(
-                args.ledger, args.only, before, warn_only=args.warn_only
-            )
+            code = verify_exit.outcome_code(args.ledger, written, warn_only=args.warn_only)
         return code
     if cmd == "deps":
         return deps.run(args)

@@ -133,12 +133,22 @@ def forget_all(folder: Path, digests: Iterable[str]) -> None:
 
 @contextmanager
 def _notes_locked(folder: Path) -> Iterator[None]:
-    """The notes file's own lock (flock: other processes, and other threads of this one)."""
-    from filelock import FileLock
+    """The notes file's own lock (flock: other processes, and other threads of this one, each
+    opening the file afresh). Taken with ``fcntl`` itself: ``filelock`` cost 0.18 ms of CPU a
+    note, a tenth of a verify worker's page, for the same ``flock``."""
+    import fcntl
 
-    lock = FileLock(folder / PENDING_LOCK, mode=0o644)
-    with lock:
+    path = folder / PENDING_LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:  # a new store's first note
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # released when the file is closed
         yield
+    finally:
+        os.close(fd)
 
 
 def clean_leftovers(folder: Path) -> list[Path]:

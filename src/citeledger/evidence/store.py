@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from citeledger import __version__
-from citeledger.atomic import atomic_write, fsync_dir
+from citeledger.atomic import atomic_write, fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
 from citeledger.inputs import NotAFile, read_regular
 from citeledger.model import Extracted, Retrieval
@@ -143,28 +143,36 @@ def utc_now() -> str:
 class EvidenceStore:
     """Writes evidence files atomically; called only by ``verify``/``recheck``.
 
-    With ``batched_folder_sync`` each file's data is fsynced as it is written but its folder
-    only by ``sync_folders``, which the caller runs before it writes receipts naming the files:
-    one folder fsync per batch of receipts instead of one per file.
+    With ``batched_sync`` a file is renamed into place without its fsyncs: ``sync_written``
+    fsyncs every file written since its last call, and their folders, side by side, and the
+    caller runs it before it writes any receipt naming them (a receipt never names evidence
+    that is not durable). One batch's fsyncs let the disk commit them together, where one
+    fsync per file in the worker that wrote it made every capture wait for its own commit
+    (0.25-2.5 ms each on a shared disk, the workers' largest cost). A power cut before the
+    batch's sync can leave such a file short; no receipt names it (and the next run removes
+    it as a leftover when its note survived, ``evidence.leftovers``).
     """
 
-    def __init__(self, root: str | os.PathLike[str], *, batched_folder_sync: bool = False) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, batched_sync: bool = False) -> None:
         self.root = Path(root)
-        self._batched = batched_folder_sync
-        self._unsynced: set[Path] = set()
+        self._batched = batched_sync
+        self._unsynced: set[Path] = set()  # folders whose renames are not durable yet
+        self._unsynced_files: set[Path] = set()  # files whose data is not durable yet
         self._guard = threading.Lock()  # put runs in several threads at once
         self._writing: dict[str, threading.Lock] = {}  # one put at a time per body digest
 
-    def sync_folders(self) -> None:
-        """Make every rename since the last call durable (and the folders they are in)."""
+    def sync_written(self) -> None:
+        """Make every file written since the last call durable, with its rename (its folder)."""
         with self._guard:
             folders, self._unsynced = self._unsynced, set()
+            files, self._unsynced_files = self._unsynced_files, set()
         leaves = [f for f in folders if f != self.root]
-        # Up to 256 digest folders a batch: fsynced side by side (the disk commits them together),
-        # then the root, which holds any new one.
+        # Up to a batch's files and 256 digest folders: fsynced side by side (the disk commits
+        # them together), then the root, which holds any new folder.
         from concurrent.futures import ThreadPoolExecutor  # a write's: no build pays its import
 
-        with ThreadPoolExecutor(min(8, len(leaves) or 1)) as threads:
+        with ThreadPoolExecutor(min(8, len(files) + len(leaves) or 1)) as threads:
+            list(threads.map(fsync_file, files))  # a failure is the run's error, as a write's
             list(threads.map(fsync_dir, leaves))
         if self.root in folders:
             fsync_dir(self.root)
@@ -185,14 +193,14 @@ class EvidenceStore:
     ) -> StoredEvidence:
         """``put`` for a caller already ``holding`` the body's digest."""
         stored = write_evidence(
-            self.root, retrieval, extracted, snapshots, body_sha, folder_sync=self.folder_sync
+            self.root, retrieval, extracted, snapshots, body_sha, synced=self.synced
         )
         self.adopt(stored)
         return stored
 
     @property
-    def folder_sync(self) -> bool:
-        """Whether each write fsyncs its folder itself (else ``sync_folders`` does, per batch)."""
+    def synced(self) -> bool:
+        """Whether each write fsyncs its file and folder itself (else ``sync_written`` does)."""
         return not self._batched
 
     @contextlib.contextmanager
@@ -209,12 +217,13 @@ class EvidenceStore:
             yield
 
     def adopt(self, stored: StoredEvidence) -> None:
-        """A file written under this store (here or by a worker, ``write_evidence``): its folder
-        is fsynced by the next ``sync_folders``."""
+        """A file written under this store (here or by a worker, ``write_evidence``): it and its
+        folder are fsynced by the next ``sync_written``."""
         if self._batched:
             target = self.root / stored.evidence
             with self._guard:
                 self._unsynced.update((target.parent, self.root))
+                self._unsynced_files.add(target)
 
 
 def write_evidence(
@@ -224,17 +233,17 @@ def write_evidence(
     snapshots: Sequence[Any],
     body_sha: str,
     *,
-    folder_sync: bool,
+    synced: bool,
 ) -> StoredEvidence:
-    """Serialise one retrieval's WARC file and write it atomically (its data fsynced).
+    """Serialise one retrieval's WARC file and write it atomically (with ``synced``, its data
+    and its rename fsynced here).
 
     Pure of process state, so a verify worker runs it beside extraction, off the event loop's
     process (the caller holds ``EvidenceStore.holding`` for the digest meanwhile). Without
-    ``folder_sync`` the rename is made durable by the store's ``sync_folders``.
+    ``synced`` both are made durable by the store's ``sync_written``, before any receipt.
     """
     first = _first_path(root, body_sha)
-    first.parent.mkdir(parents=True, exist_ok=True)
-    revisit = first.exists()
+    revisit = first.exists()  # (its folder, when new, is made by atomic_write)
     if revisit:
         stamp = retrieval.retrieved_at.replace(":", "").replace("-", "")
         target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
@@ -245,7 +254,7 @@ def write_evidence(
     main_id = _write_records(writer, retrieval, extracted, body_sha, revisit, target.name, first)
     shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
     data = buf.getvalue()
-    atomic_write(target, data, folder_sync=folder_sync)
+    atomic_write(target, data, durable=synced)
     return StoredEvidence(
         evidence=target.relative_to(root).as_posix(),
         body_sha256=body_sha,

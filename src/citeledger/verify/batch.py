@@ -42,7 +42,7 @@ class ReceiptBatch:
     ledger_path: str
     evidence_dir: str
     signer: Any
-    store: Any = None  # evidence.store.EvidenceStore: its folders are fsynced before each write
+    store: Any = None  # evidence.store.EvidenceStore: its files are fsynced before each write
     every: int = EVERY
     seconds: float = SECONDS
     clock: Callable[[], float] = time.monotonic
@@ -65,6 +65,17 @@ class ReceiptBatch:
     def due(self) -> bool:
         waited = self.clock() - self._last
         return len(self.items) >= self.every or waited >= max(self.seconds, 4 * self._cost)
+
+    def written_elsewhere(self, head: str | None, head_written: str | None, cost: float) -> None:
+        """A write made by another process (``verify.writer``): its history head, the
+        ``history_head`` it left in the ledger and its cost, which times the next write."""
+        self.head, self.head_written, self._cost = head, head_written, cost
+        self._last = self.clock()
+
+    @property
+    def cost(self) -> float:
+        """Seconds the last write took."""
+        return self._cost
 
     def take(self) -> tuple[list[Finished], list[str]]:
         """What the next write holds; the batch starts afresh."""
@@ -93,7 +104,7 @@ class ReceiptBatch:
             entries += [(item.source.key, i, r) for i, r in receipts]
             written.append(dataclasses.replace(item, receipts=receipts))
         if self.store is not None:  # the evidence these receipts name survives a power cut
-            self.store.sync_folders()
+            self.store.sync_written()
         if self._held.append(entries, self.head):
             self.head_written = self.head
         leftovers.forget_all(Path(self.evidence_dir), digests)

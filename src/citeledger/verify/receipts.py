@@ -226,14 +226,14 @@ def capture(
     ``pool`` (the note's lock and append are CPU the event loop's process need not spend),
     here when the worker could not.
     """
-    from citeledger.locate.locator import prepare
-
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
     quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
     stored: StoredEvidence | None = None
     if noted_for is not None and pool is None:
         _note(store.root, noted_for, retrieval.body)
     if limits is None and pool is None:
+        from citeledger.locate.locator import prepare  # here only: a pool's parent never locates
+
         work = analyse(*args, quotes)
         prepared = prepare(work.extracted.text) if work.extracted and not work.reason else None
     elif pool is not None:
@@ -242,7 +242,7 @@ def capture(
             noted = noted_for is None
             try:
                 inflated = pool.limits.max_inflated_bytes
-                job = (retrieval, quotes, inflated, store.root, body_sha, store.folder_sync)
+                job = (retrieval, quotes, inflated, store.root, body_sha, store.synced)
                 work, stored, noted = pool.run(analyse_and_store, (*job, noted_for))
             except ExtractError as exc:
                 work = Analysis(None, exc.message)
@@ -279,7 +279,7 @@ def analyse_and_store(
     max_inflated: int | None,
     root: Any,
     body_sha: str,
-    folder_sync: bool,
+    synced: bool,
     noted_for: str | None = None,
 ) -> tuple[Analysis, StoredEvidence | None, bool]:
     """The body's leftovers note (for the ledger ``noted_for``), ``analyse``, then the evidence
@@ -304,9 +304,7 @@ def analyse_and_store(
     if not noted or _wants_html_snapshot(work):
         return work, None, noted
     try:
-        stored = write_evidence(
-            root, r, work.extracted, work.snapshots, body_sha, folder_sync=folder_sync
-        )
+        stored = write_evidence(root, r, work.extracted, work.snapshots, body_sha, synced=synced)
     except OSError:  # a full disk, a read-only store: verify's own write then says which file
         return work, None, noted
     _remember(work, stored)

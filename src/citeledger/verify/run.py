@@ -64,6 +64,25 @@ class Tally:
         return "\n".join(lines)
 
 
+@dataclass
+class Written:
+    """What one run wrote, for ``verify``'s exit code (``cli.verify_exit``) without reading the
+    ledger again: each selected quote's outcome in the receipt this run wrote for it, or None
+    when it got none (a request refused before sending), and the store the run wrote into."""
+
+    evidence_dir: str | None = None
+    latest: dict[tuple[str, int], str | None] = field(default_factory=dict)
+
+    def select(self, sources: Sequence[Source]) -> None:
+        for s in sources:
+            for n in range(len(s.quotes)):
+                self.latest[(s.key, n)] = None
+
+    def add(self, key: str, receipts: Sequence[tuple[int, Receipt]]) -> None:
+        for n, r in receipts:
+            self.latest[(key, n)] = r.outcome
+
+
 def select_sources(ledger: Ledger, only: Sequence[str]) -> list[Source]:
     unknown = [k for k in only if k not in ledger.sources]
     if unknown:
@@ -138,14 +157,20 @@ def execute(
     config_path: str | None = None,
     out: TextIO | None = None,
     allow_outside: bool = False,
+    written: Written | None = None,
 ) -> int:
-    """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends."""
+    """Plan, ask, fetch, and write each source's receipts as soon as its retrieval ends.
+
+    ``written`` (when given) is told the store and every receipt the run writes."""
     out = out or sys.stdout
     from citeledger import retrieve
 
     verb, handle, conditional = mode.verb, mode.handle, mode.conditional
     led = load_confined(ledger_path, allow_outside)
+    written = written if written is not None else Written()
+    written.evidence_dir = led.evidence_dir
     sources = mode.select(led, only)
+    written.select(sources)
     if not sources:
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
@@ -164,7 +189,7 @@ def execute(
     if not _confirm("Send these requests? [y/N] ", assume_yes, out):
         out.write("citeledger: nothing was sent\n")
         return 1
-    store = EvidenceStore(led.evidence_dir, batched_folder_sync=True)
+    store = EvidenceStore(led.evidence_dir, batched_sync=True)
     from citeledger.evidence.signing import load_signer
 
     batch = ReceiptBatch(ledger_path, led.evidence_dir, load_signer(), store)
@@ -179,9 +204,10 @@ def execute(
         writing = asyncio.Lock()
         noted_as = os.path.abspath(ledger_path)  # once: each note would ask the cwd again
 
-        def report(written: Sequence[Finished]) -> None:
-            for item in written:
+        def report(items: Sequence[Finished]) -> None:
+            for item in items:
                 tally.add(item.host, [r for _, r in item.receipts])
+                written.add(item.source.key, item.receipts)
                 progress.line(f"  @{item.source.key}: {item.line}")
 
         async def flush() -> None:
@@ -209,18 +235,36 @@ def execute(
             if batch.due():
                 await flush()
             elif not timers:  # a slow source must not hold back the finished ones' receipts
-                timers.add(asyncio.create_task(flush_later()))
+                timer = asyncio.create_task(flush_later())
+                timers.add(timer)
+                flushes.append(timer)
 
-        timers: set[asyncio.Task[None]] = set()
+        timers: set[asyncio.Task[None]] = set()  # the flush waiting for its time
+        flushes: list[asyncio.Task[None]] = []  # every timed flush, waited for at the end
 
         async def flush_later() -> None:
             await asyncio.sleep(batch.seconds)
             timers.clear()
             await flush()
 
+        async def fetch_and_settle() -> None:
+            try:
+                await retrieve.fetch_all(requests, config, on_done=on_done, keep=False)
+            finally:
+                # A flush still waiting for its time is not needed (its items go in the last
+                # batch); one under way is waited for and reported. Left to asyncio.run, it
+                # was cancelled mid-write when the fetching ended first: its receipts were
+                # written, but missing from the summary and from ``written`` (the exit code).
+                for timer in timers:
+                    timer.cancel()
+                ended = await asyncio.gather(*flushes, return_exceptions=True)
+            for result in ended:
+                if isinstance(result, Exception):  # a failed write is the run's error
+                    raise result
+
         finished = False
         try:
-            retrieve.fetch_all_sync(requests, config, on_done=on_done, keep=False)
+            asyncio.run(fetch_and_settle())
             finished = True
         finally:
             items, digests = batch.take()  # the last batch, also when interrupted

@@ -55,7 +55,7 @@ def _serve(conn: Any, batch: ReceiptBatch, parent: int) -> None:
             except Exception:
                 conn.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
             continue
-        conn.send(("ok", (written, batch.head, batch.head_written, batch._cost)))
+        conn.send(("ok", (written, batch.head, batch.head_written, batch.cost)))
 
 
 class BatchWriter:
@@ -79,7 +79,7 @@ class BatchWriter:
     def write(self, items: Sequence[Finished], digests: Sequence[str]) -> list[Finished]:
         """As ``ReceiptBatch.write``: the evidence folders synced here, then the child writes."""
         if self._store is not None:
-            self._store.sync_folders()
+            self._store.sync_written()
         self._conn.send((list(items), list(digests)))
         try:
             kind, value = self._conn.recv()
@@ -92,9 +92,7 @@ class BatchWriter:
         if kind == "error":
             raise value
         written, head, head_written, cost = value
-        batch = self.batch
-        batch.head, batch.head_written, batch._cost = head, head_written, cost
-        batch._last = batch.clock()
+        self.batch.written_elsewhere(head, head_written, cost)
         return list(written)
 
     def close(self) -> None:
