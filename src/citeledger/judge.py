@@ -289,7 +289,7 @@ class Judge:
             )
         removed = self._history_problem(ref.key, quote, receipt)
         if removed is not None:
-            return verdict(State.STALE, removed, receipt=receipt)
+            return verdict(removed[0], removed[1], receipt=receipt)
         signed, trusted, bad_signature = self._signature(receipt)
         if bad_signature is not None:
             return verdict(State.TAMPERED, bad_signature, receipt=receipt)
@@ -430,48 +430,63 @@ class Judge:
             return verdict(State.UNCHECKED, self._unsigned_reason(receipt))
         return verdict(State.CHECKED, self._checked_reason(receipt))
 
-    def _history_problem(self, key: str, quote: Quote, receipt: Receipt) -> str | None:
+    def _history_problem(
+        self, key: str, quote: Quote, receipt: Receipt
+    ) -> tuple[State, str] | None:
         """Was a later receipt of this quote removed, with or without its log lines?"""
         chain = self.reader.history()
         again = " Run `citeledger recheck`."
         head = self.ledger.history_head
         if head is not None and chain.index(head) is None:
-            return (
+            return State.STALE, (
                 "The evidence store's history log no longer holds the entry the ledger records "
                 f"as its newest ({head[:12]}…): log lines{' ' if chain.present else ''}"
                 f"{'were deleted' if chain.present else 'are gone with the whole log'}, so a "
                 "later check may have been removed." + again
             )
         if chain.broken_at is not None:
-            return (
+            return State.STALE, (
                 f"The evidence store's history log was edited (its chain breaks at line "
                 f"{chain.broken_at}): entries were removed or changed." + again
             )
         if receipt.history is not None and chain.index(receipt.history) is None:
-            return (
+            return State.STALE, (
                 "This receipt's entry is gone from the evidence store's history log: the log "
                 "was cut, so a later check may have been removed." + again
             )
         mine = chain.of_quote(key, receipt.identifier, receipt.writer_quote_sha256)
         if receipt.history is not None:
+            # the entry must be this receipt's own: a receipt copied onto another key, or an
+            # old one given the newest entry's digest, names an entry logged for another check
+            entry = chain.entry(receipt.history)
+            if entry is not None and (
+                (entry.key, entry.identifier, entry.quote_sha256, entry.outcome)
+                != (key, receipt.identifier, receipt.writer_quote_sha256, receipt.outcome)
+                or entry.retrieved_at not in ("", receipt.retrieved_at)
+            ):
+                return State.TAMPERED, (
+                    f"This receipt's entry in the evidence store's history log is another "
+                    f"check's (@{entry.key}, {entry.outcome}, {entry.retrieved_at or 'undated'}):"
+                    " the receipt was copied or moved by hand, not written by a check." + again
+                )
             if mine and mine[-1].digest != receipt.history:
-                return (
+                return State.STALE, (
                     f"The evidence store logged a later check of this quote "
                     f"({mine[-1].outcome}) than the ledger's newest receipt: a receipt was "
                     "removed from the ledger (or a run was killed before writing it)." + again
                 )
             return None
-        logged = len(mine)
-        kept = sum(
-            r.identifier == receipt.identifier
-            and r.writer_quote_sha256 == receipt.writer_quote_sha256
-            for r in quote.receipts
-        )
-        if logged > kept:
-            return (
-                f"The evidence store logged {logged} checks of this quote, the ledger keeps "
-                f"{kept} (the newest logged: {mine[-1].outcome}): a receipt was removed from "
-                "the ledger." + again
+        # Every receipt a check writes is logged: one without an entry is from before the log,
+        # and cannot be newer than a logged check of these words (of this source or another
+        # with the same identifier) or follow a logged receipt.
+        if chain.logged(receipt.identifier, receipt.writer_quote_sha256) or any(
+            r.history for r in quote.receipts
+        ):
+            newest = f" (the newest logged for @{key}: {mine[-1].outcome})" if mine else ""
+            return State.STALE, (
+                "This receipt has no entry in the evidence store's history log, which logs "
+                f"checks of this quote{newest}: a receipt was copied or written by hand, or a "
+                "later one removed." + again
             )
         return None
 

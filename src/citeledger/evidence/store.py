@@ -510,6 +510,7 @@ class HistoryEntry:
     identifier: str
     quote_sha256: str
     outcome: str
+    retrieved_at: str = ""
 
 
 @dataclass(frozen=True)
@@ -523,9 +524,21 @@ class History:
     def index(self, digest: str | None) -> int | None:
         return self._positions.get(digest) if digest is not None else None
 
+    def entry(self, digest: str | None) -> HistoryEntry | None:
+        at = self.index(digest)
+        return self.entries[at] if at is not None else None
+
     def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
         """The entries logged for one quote of one source, oldest first."""
         return self._by_quote.get((key, identifier, quote_sha256), [])
+
+    def logged(self, identifier: str, quote_sha256: str) -> bool:
+        """Whether any source's check of these words at this identifier was logged."""
+        return (identifier, quote_sha256) in self._works
+
+    @cached_property
+    def _works(self) -> frozenset[tuple[str, str]]:
+        return frozenset((e.identifier, e.quote_sha256) for e in self.entries)
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -588,6 +601,7 @@ class EvidenceReader:
                         str(data["identifier"]),
                         str(data["quote_sha256"]),
                         str(data["outcome"]),
+                        str(data.get("retrieved_at") or ""),
                     )
                 except (ValueError, KeyError, TypeError):
                     continue
