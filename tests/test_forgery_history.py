@@ -7,14 +7,20 @@ loopback server), then edits the ledger as a writer could, by hand.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+import netserver as ns
 from citeledger.cli import main
 from citeledger.judge import Judge
 from citeledger.ledger import load_ledger
 from citeledger.model import CitationRef, State
 
+netserver = ns.netserver
 QUOTE = "The appeal must be received within 60 days of the date of the decision letter."
 ITEM = "          - outcome: "
 
@@ -86,3 +92,119 @@ def test_a_receipt_copied_to_another_key_is_not_checked(tmp_path: Path) -> None:
         assert _state(ledger, "a")[0] is State.SOURCE_CHANGED
         state, reasons = _state(ledger, "a2")
         assert state is expected and "history log" in reasons, (what, state, reasons)
+
+
+MANUAL = (
+    b"<html><head><title>Claims manual</title></head><body><p>An appeal must be received "
+    b"within 60 days of the date of the decision letter.</p></body></html>"
+)
+DOI_QUOTE = "An appeal must be received within 60 days of the date of the decision letter."
+RETRACTED = {
+    "DOI": "10.5555/appeals",
+    "type": "article-journal",
+    "title": "Claims manual",
+    "updated-by": [
+        {"DOI": "10.5555/notice", "type": "retraction", "updated": {"date-parts": [[2025]]}}
+    ],
+}
+
+
+class _Registry:
+    """A loopback DOI resolver and publisher whose metadata answer a test can take away."""
+
+    def __init__(self, server: ns.NetServer, answer: dict[str, object]) -> None:
+        self.answer: dict[str, object] | None = answer
+        server.route("/doi/", self._resolve, prefix=True)
+        server.static("/article.html", MANUAL, content_type="text/html; charset=utf-8")
+        self.base = server.url("/doi/")
+
+    def _resolve(self, req: ns.Seen) -> ns.Reply:
+        if "citationstyles" in (req.header("accept") or ""):
+            if self.answer is None:
+                return ns.Reply(503, b"")
+            return ns.Reply(
+                body=json.dumps(self.answer).encode(),
+                content_type="application/vnd.citationstyles.csl+json",
+            )
+        return ns.Reply(302, b"", [("Location", "/article.html")], None)
+
+
+def _doi_project(
+    tmp_path: Path, server: ns.NetServer, answer: dict[str, object]
+) -> tuple[Path, _Registry, Callable[..., str]]:
+    registry = _Registry(server, answer)
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        "sources:\n  m:\n    doi: 10.5555/appeals\n    title: Claims manual\n"
+        f"    quotes:\n      - text: {DOI_QUOTE}\n",
+        encoding="utf-8",
+    )
+    settings = tmp_path / "settings.yaml"
+
+    def verify(capsys: pytest.CaptureFixture[str], extra: str = "") -> str:
+        settings.write_text(f"doi_base: {registry.base}\n{extra}", encoding="utf-8")
+        argv = ["verify", "--ledger", str(ledger), "--yes", "--allow-private"]
+        assert main([*argv, "--config", str(settings)]) == 0
+        return capsys.readouterr().out
+
+    return ledger, registry, verify
+
+
+def _without_first_receipt(ledger: Path) -> None:
+    text = ledger.read_text("utf-8")
+    _, *rest = text.split(ITEM)[1:]
+    ledger.write_text(text.split(ITEM)[0] + "".join(ITEM + r for r in rest), "utf-8")
+
+
+@pytest.mark.parametrize("how", ["registry fails", "fetch_metadata off"])
+@pytest.mark.parametrize("finding", ["retracted", "metadata-mismatch"])
+def test_a_registry_finding_is_not_forgotten_when_the_registry_is_not_asked(
+    tmp_path: Path,
+    netserver: ns.NetServer,
+    capsys: pytest.CaptureFixture[str],
+    how: str,
+    finding: str,
+) -> None:
+    """A5: re-verified while the registry's metadata request fails (or is switched off), a
+    retraction or another work recorded before still stands — also with that receipt deleted."""
+    answer = RETRACTED if finding == "retracted" else {**RETRACTED, "title": "Tidal physics"}
+    if finding == "metadata-mismatch":
+        del answer["updated-by"]
+    ledger, registry, verify = _doi_project(tmp_path, netserver, answer)
+    verify(capsys)
+    expected = State(finding)
+    assert _state(ledger, "m")[0] is expected
+    if how == "registry fails":
+        registry.answer = None
+        out = verify(capsys)
+        assert "registry" in out and "could not" in out, out
+    else:
+        verify(capsys, "fetch_metadata: false\n")
+    receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
+    assert [r.outcome for r in receipts] == ["found", "found"]
+    state, reasons = _state(ledger, "m")
+    assert state is expected and "earlier" in reasons, (state, reasons)
+    _without_first_receipt(ledger)
+    state, reasons = _state(ledger, "m")
+    assert state is not State.CHECKED, (state, reasons)
+
+
+def test_a_local_copy_keeps_the_retraction_its_evidence_recorded(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A6: with a local copy, an earlier retrieval's retraction is carried from its stored
+    registry answer, not from its `retracted:` line; deleting that receipt is noticed too."""
+    ledger, _, verify = _doi_project(tmp_path, netserver, RETRACTED)
+    verify(capsys)
+    (tmp_path / "m.txt").write_text(f"Claims manual\n\n{DOI_QUOTE}\n", encoding="utf-8")
+    text = ledger.read_text("utf-8")
+    ledger.write_text(text.replace("    title:", "    local_copy: m.txt\n    title:", 1), "utf-8")
+    verify(capsys)
+    assert _state(ledger, "m")[0] is State.RETRACTED
+    text = ledger.read_text("utf-8")
+    ledger.write_text(re.sub(r"\n *retracted: [^\n]*", "", text), "utf-8")
+    state, reasons = _state(ledger, "m")
+    assert state is State.RETRACTED, (state, reasons)
+    _without_first_receipt(ledger)
+    state, reasons = _state(ledger, "m")
+    assert state is not State.CHECKED, (state, reasons)

@@ -29,6 +29,7 @@ from citeledger.locate.edits import count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
+_REGISTRY = ("doi", "arxiv", "isbn")  # identifiers whose check also asks a registry
 
 
 def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
@@ -372,14 +373,17 @@ class Judge:
                 f"The receipt says the work was retracted ({receipt.retracted}), but the "
                 "registry's answer stored in its evidence records no retraction.",
             )
-        if retracted is None and receipt.local_copy is not None:
-            # the writer's own copy asks the registry nothing: a retraction an earlier retrieval
-            # of this source recorded still stands (a receipt line can only add caution here)
-            retracted = next(
-                (r.retracted for q in source.quotes for r in q.receipts if r.retracted), None
-            )
+        carried = ""
+        if ev is not None and ev.ok and registry is None and source.identifier.kind in _REGISTRY:
+            # the registry was not asked this time (it failed, fetch_metadata is off, a local
+            # copy asks it nothing): what it answered before still stands
+            registry, retracted, carried = self._earlier_answer(source, receipt)
+            if carried:
+                self._unrepeatable.add(ev.path)  # rests on other checks, not on this file
         if retracted:  # a retraction outranks everything a check could find
-            return verdict(State.RETRACTED, f"The registry records a retraction: {retracted}")
+            return verdict(
+                State.RETRACTED, f"The registry records a retraction: {retracted}{carried}"
+            )
         outcome = receipt.outcome
         if outcome == "unretrievable":
             return verdict(
@@ -424,11 +428,61 @@ class Judge:
         )
         if mismatch:
             return verdict(
-                State.METADATA_MISMATCH, f"The identifier resolves to a different work: {mismatch}"
+                State.METADATA_MISMATCH,
+                f"The identifier resolves to a different work: {mismatch}{carried}",
             )
         if self.require_signature and not trusted:
             return verdict(State.UNCHECKED, self._unsigned_reason(receipt))
         return verdict(State.CHECKED, self._checked_reason(receipt))
+
+    def _earlier_answer(
+        self, source: Source, receipt: Receipt
+    ) -> tuple[dict[str, Any] | None, str | None, str]:
+        """The registry's answer for a check that holds none: the newest one stored with an
+        earlier check of this source, and a retraction any stored or logged answer about the
+        work recorded (the log keeps them when receipts are deleted). Decided by evidence and
+        the log: a receipt line can add a retraction, and deleting one takes none away. The
+        words say where the answer comes from ("" when there is none).
+        """
+        logged_retraction, logged_title = self.reader.history().registry_of(receipt.identifier)
+        earlier = sorted(
+            (
+                r
+                for q in source.quotes
+                for r in q.receipts
+                if r is not receipt and r.identifier == receipt.identifier and r.evidence
+            ),
+            key=lambda r: r.retrieved_at,
+            reverse=True,
+        )
+        answer: dict[str, Any] | None = None
+        when = ""
+        retracted: str | None = None
+        for r in earlier:
+            assert r.evidence is not None
+            old = self.reader.load(r.evidence)
+            if not old.ok or old.registry is None or old.identifier != receipt.identifier:
+                continue
+            if answer is None:
+                answer, when = old.registry, r.retrieved_at
+            retracted = retracted or retraction_of(old.registry)
+        retracted = (
+            retracted
+            or logged_retraction
+            or next((r.retracted for q in source.quotes for r in q.receipts if r.retracted), None)
+        )
+        if answer is None and logged_title is not None:
+            answer, when = {"title": logged_title}, "as the history log records it"
+        if answer is None and retracted is None:
+            return None, None, ""
+        return (
+            answer,
+            retracted,
+            (
+                f" (as the registry answered at an earlier check, {when or 'as its records show'}; "
+                f"the latest check, {receipt.retrieved_at}, holds no answer from it)"
+            ),
+        )
 
     def _history_problem(
         self, key: str, quote: Quote, receipt: Receipt

@@ -483,6 +483,7 @@ def history_batch(
                     "retrieved_at": r.retrieved_at,
                     "outcome": r.outcome,
                     "prev": prev,
+                    **_registry_record(r),
                 },
                 ensure_ascii=False,
                 sort_keys=True,
@@ -503,6 +504,19 @@ def history_batch(
     return digests
 
 
+def _registry_record(receipt: Any) -> dict[str, Any]:
+    """What the registry answered at this check, logged so that deleting the receipt (or its
+    lines) does not forget it: its retraction, and its title (the judgement compares it with
+    the ledger's title of the day)."""
+    answer = getattr(receipt, "metadata", None)
+    if not answer:
+        return {}
+    title = answer.get("title")
+    if isinstance(title, list):
+        title = title[0] if title else ""
+    return {"registry": {"retracted": receipt.retracted, "title": str(title or "")}}
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     digest: str
@@ -511,6 +525,7 @@ class HistoryEntry:
     quote_sha256: str
     outcome: str
     retrieved_at: str = ""
+    registry: tuple[str, str] | None = None  # (retraction or "", title): the registry's answer
 
 
 @dataclass(frozen=True)
@@ -531,6 +546,21 @@ class History:
     def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
         """The entries logged for one quote of one source, oldest first."""
         return self._by_quote.get((key, identifier, quote_sha256), [])
+
+    def registry_of(self, identifier: str) -> tuple[str | None, str | None]:
+        """What the log holds of the registry's answers about this work: a retraction any of
+        them recorded, and the newest one's title (None: no answer logged)."""
+        answers = self._answers.get(identifier, [])
+        retracted = next((r for r, _ in answers if r), None)
+        return retracted, (answers[-1][1] if answers else None)
+
+    @cached_property
+    def _answers(self) -> dict[str, list[tuple[str, str]]]:
+        answers: dict[str, list[tuple[str, str]]] = {}
+        for e in self.entries:
+            if e.registry is not None:
+                answers.setdefault(e.identifier, []).append(e.registry)
+        return answers
 
     def logged(self, identifier: str, quote_sha256: str) -> bool:
         """Whether any source's check of these words at this identifier was logged."""
@@ -554,6 +584,12 @@ class History:
         for e in self.entries:
             groups.setdefault((e.key, e.identifier, e.quote_sha256), []).append(e)
         return groups
+
+
+def _logged_answer(value: Any) -> tuple[str, str] | None:
+    if not isinstance(value, dict):
+        return None
+    return str(value.get("retracted") or ""), str(value.get("title") or "")
 
 
 class EvidenceReader:
@@ -602,6 +638,7 @@ class EvidenceReader:
                         str(data["quote_sha256"]),
                         str(data["outcome"]),
                         str(data.get("retrieved_at") or ""),
+                        _logged_answer(data.get("registry")),
                     )
                 except (ValueError, KeyError, TypeError):
                     continue
