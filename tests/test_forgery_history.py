@@ -208,3 +208,40 @@ def test_a_local_copy_keeps_the_retraction_its_evidence_recorded(
     _without_first_receipt(ledger)
     state, reasons = _state(ledger, "m")
     assert state is not State.CHECKED, (state, reasons)
+
+
+@pytest.mark.parametrize("command", ["withdraw", "dispute"])
+def test_a_deleted_withdrawal_or_dispute_does_not_restore_checked(
+    tmp_path: Path, command: str
+) -> None:
+    """C3: a `withdrawn:`/`disputed:` block deleted by hand is noticed from the history log
+    (the record, and the head the same write set), and the breakdown says what was removed."""
+    ledger = tmp_path / "citeledger.yaml"
+    (tmp_path / "a.txt").write_text(f"Report A.\n\n{QUOTE}\n", encoding="utf-8")
+    ledger.write_text(
+        f"sources:\n  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n", encoding="utf-8"
+    )
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    assert _state(ledger, "a")[0] is State.CHECKED
+    before = ledger.read_text("utf-8")
+    argv = [command, "a", "--reason", "It says 90 days.", "--ledger", str(ledger)]
+    assert main([*argv, "--source-says", "within 90 days"]) == 0
+    expected = State.WITHDRAWN if command == "withdraw" else State.DISPUTED
+    assert _state(ledger, "a")[0] is expected
+    text = ledger.read_text("utf-8")
+    record = "withdrawn" if command == "withdraw" else "disputed"
+    kept = re.sub(rf"\n    {record}:\n(?:      [^\n]*\n)+", "\n", text)
+    assert kept != text and f"{record}:" not in kept
+    ledger.write_text(kept, "utf-8")
+    state, reasons = _state(ledger, "a")
+    assert state is expected and "no longer holds" in reasons and "90 days" in reasons, reasons
+    # the whole ledger as it was before, and the log's record line cut: the head is gone
+    ledger.write_text(
+        before.replace(
+            re.findall(r"history_head: \w+", before)[0], re.findall(r"history_head: \w+", text)[0]
+        ),
+        "utf-8",
+    )
+    log = tmp_path / ".citeledger" / "history.jsonl"
+    log.write_text("".join(log.read_text("utf-8").splitlines(keepends=True)[:-1]), "utf-8")
+    assert _state(ledger, "a")[0] is not State.CHECKED

@@ -183,6 +183,9 @@ class Judge:
                 ),
                 source=source,
             )
+        deleted = self._deleted_record(source)
+        if deleted is not None:
+            return deleted
         if source.withdrawn is not None:
             w = source.withdrawn
             reasons = [f"Withdrawn on {w.date}: {w.reason}"]
@@ -205,6 +208,26 @@ class Judge:
         if quote is None:
             return Judgement(ref.key, State.UNCHECKED, (why,), source=source)
         return self._judge_quote(ref, source, quote)
+
+    def _deleted_record(self, source: Source) -> Judgement | None:
+        """A withdrawal or dispute the tool recorded (its history log keeps each) that the
+        ledger no longer holds: both are never deleted, so taking one out is a breakdown that
+        says what was removed, never a way back to `checked`."""
+        for entry in self.reader.history().records_of(source.key, str(source.identifier)):
+            if getattr(source, entry.outcome) is not None:
+                continue
+            assert entry.record is not None
+            reason, says = entry.record
+            state = State.WITHDRAWN if entry.outcome == "withdrawn" else State.DISPUTED
+            reasons = [
+                f"The ledger no longer holds the {entry.outcome}: record of @{source.key} made "
+                f"on {entry.retrieved_at} ({reason}), which the evidence store's history log "
+                f"keeps: it is never deleted. Restore it in {self.ledger.path}."
+            ]
+            if says:
+                reasons.append(f"What the source says: “{says}”")
+            return Judgement(source.key, state, tuple(reasons), source=source)
+        return None
 
     def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
         quotes = source.quotes

@@ -455,6 +455,44 @@ def history_batch(
     2,000-source run would otherwise re-read a growing log once per source)."""
     if not any(receipts for _, receipts in items):
         return [[] for _ in items]
+    rows = [
+        [
+            {
+                "key": key,
+                "identifier": r.identifier,
+                "quote_sha256": r.writer_quote_sha256,
+                "retrieved_at": r.retrieved_at,
+                "outcome": r.outcome,
+                **_registry_record(r),
+            }
+            for r in receipts
+        ]
+        for key, receipts in items
+    ]
+    return _append_history(root, rows)
+
+
+def history_record(
+    root: str | os.PathLike[str], key: str, identifier: str, record: str, withdrawal: Any
+) -> str:
+    """Log a ``withdrawn``/``disputed`` record as the tool writes it to the ledger (before the
+    ledger, like receipts): deleting it from the ledger is then noticed by the judgement. The
+    digest is for the ledger's ``history_head``."""
+    row = {
+        "key": key,
+        "identifier": identifier,
+        "quote_sha256": "",  # of no quote: a record is the source's
+        "retrieved_at": withdrawal.date,
+        "outcome": record,
+        "record": {"reason": withdrawal.reason, "source_says": withdrawal.source_says},
+    }
+    return _append_history(root, [[row]])[0][0]
+
+
+def _append_history(
+    root: str | os.PathLike[str], rows: Sequence[Sequence[dict[str, Any]]]
+) -> list[list[str]]:
+    """Append ``rows`` to the log, each line chained to the one before it; their digests."""
     path = Path(root) / HISTORY
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -472,22 +510,10 @@ def history_batch(
     start = "\n" if existing and not existing.endswith("\n") else ""
     lines: list[str] = []
     digests: list[list[str]] = []
-    for key, receipts in items:
+    for group in rows:
         mine = []
-        for r in receipts:
-            line = json.dumps(
-                {
-                    "key": key,
-                    "identifier": r.identifier,
-                    "quote_sha256": r.writer_quote_sha256,
-                    "retrieved_at": r.retrieved_at,
-                    "outcome": r.outcome,
-                    "prev": prev,
-                    **_registry_record(r),
-                },
-                ensure_ascii=False,
-                sort_keys=True,
-            )
+        for row in group:
+            line = json.dumps({**row, "prev": prev}, ensure_ascii=False, sort_keys=True)
             lines.append(line)
             prev = sha256_hex(line)
             mine.append(prev)
@@ -526,6 +552,7 @@ class HistoryEntry:
     outcome: str
     retrieved_at: str = ""
     registry: tuple[str, str] | None = None  # (retraction or "", title): the registry's answer
+    record: tuple[str, str | None] | None = None  # a withdrawal's or dispute's (reason, says)
 
 
 @dataclass(frozen=True)
@@ -562,6 +589,14 @@ class History:
                 answers.setdefault(e.identifier, []).append(e.registry)
         return answers
 
+    def records_of(self, key: str, identifier: str) -> list[HistoryEntry]:
+        """The withdrawals and disputes the tool recorded for this source, oldest first."""
+        return [
+            e
+            for e in self._by_quote.get((key, identifier, ""), [])
+            if e.record is not None and e.outcome in ("withdrawn", "disputed")
+        ]
+
     def logged(self, identifier: str, quote_sha256: str) -> bool:
         """Whether any source's check of these words at this identifier was logged."""
         return (identifier, quote_sha256) in self._works
@@ -590,6 +625,13 @@ def _logged_answer(value: Any) -> tuple[str, str] | None:
     if not isinstance(value, dict):
         return None
     return str(value.get("retracted") or ""), str(value.get("title") or "")
+
+
+def _logged_record(value: Any) -> tuple[str, str | None] | None:
+    if not isinstance(value, dict):
+        return None
+    says = value.get("source_says")
+    return str(value.get("reason") or ""), None if says is None else str(says)
 
 
 class EvidenceReader:
@@ -639,6 +681,7 @@ class EvidenceReader:
                         str(data["outcome"]),
                         str(data.get("retrieved_at") or ""),
                         _logged_answer(data.get("registry")),
+                        _logged_record(data.get("record")),
                     )
                 except (ValueError, KeyError, TypeError):
                     continue
