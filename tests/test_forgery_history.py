@@ -245,3 +245,26 @@ def test_a_deleted_withdrawal_or_dispute_does_not_restore_checked(
     log = tmp_path / ".citeledger" / "history.jsonl"
     log.write_text("".join(log.read_text("utf-8").splitlines(keepends=True)[:-1]), "utf-8")
     assert _state(ledger, "a")[0] is not State.CHECKED
+
+
+def test_concurrent_appends_keep_the_log_chained(tmp_path: Path) -> None:
+    """A `withdraw` while a verify writes its receipts: both append to the log, and each line
+    must chain to the one before it, or every build would call the log edited."""
+    import threading
+
+    from citeledger.evidence.store import EvidenceReader, history_record
+    from citeledger.model import Withdrawal
+
+    def append(key: str) -> None:
+        for i in range(60):
+            history_record(
+                tmp_path, key, "file:a.txt", "withdrawn", Withdrawal("2026-12-02", str(i))
+            )
+
+    threads = [threading.Thread(target=append, args=(k,)) for k in ("a", "b", "c")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    chain = EvidenceReader(tmp_path).history()
+    assert len(chain.entries) == 180 and chain.broken_at is None

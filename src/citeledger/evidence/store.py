@@ -431,6 +431,7 @@ def _write_snapshots(
 
 
 HISTORY = "history.jsonl"
+HISTORY_LOCK = "history.lock"
 
 
 def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any]) -> list[str]:
@@ -493,8 +494,16 @@ def _append_history(
     root: str | os.PathLike[str], rows: Sequence[Sequence[dict[str, Any]]]
 ) -> list[list[str]]:
     """Append ``rows`` to the log, each line chained to the one before it; their digests."""
+    from filelock import FileLock
+
     path = Path(root) / HISTORY
     path.parent.mkdir(parents=True, exist_ok=True)
+    # a verify and a `withdraw` may append at once: each chains to the line it read last
+    with FileLock(path.parent / HISTORY_LOCK, mode=0o644):
+        return _append_chained(path, rows)
+
+
+def _append_chained(path: Path, rows: Sequence[Sequence[dict[str, Any]]]) -> list[list[str]]:
     try:
         existing = path.read_text(encoding="utf-8")
     except OSError:
