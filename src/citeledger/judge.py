@@ -220,7 +220,7 @@ class Judge:
             reason, says = entry.record
             state = State.WITHDRAWN if entry.outcome == "withdrawn" else State.DISPUTED
             reasons = [
-                f"The ledger no longer holds the {entry.outcome}: record of @{source.key} made "
+                f"The ledger no longer holds the `{entry.outcome}:` record of @{source.key} made "
                 f"on {entry.retrieved_at} ({reason}), which the evidence store's history log "
                 f"keeps: it is never deleted. Restore it in {self.ledger.path}."
             ]
