@@ -144,8 +144,13 @@ def test_a_fifo_is_reported_as_what_it_is(
     one_line(err, "f.fifo", "named pipe (FIFO)", "not a file")
 
 
-def _failing(err_no: int) -> Callable[..., None]:
+def _failing(err_no: int, spare: str | None = None) -> Callable[..., None]:
+    """An fsync that fails, except for the file named ``spare`` (Linux: by /proc/self/fd)."""
+    real = os.fsync
+
     def fsync(fd: int) -> None:
+        if spare is not None and os.readlink(f"/proc/self/fd/{fd}").endswith(spare):
+            return real(fd)
         raise OSError(err_no, os.strerror(err_no))
 
     return fsync
@@ -163,7 +168,8 @@ def test_a_full_disk_or_read_only_folder_when_writing_the_ledger(
     fix: str,
 ) -> None:
     before = (project / "citeledger.yaml").read_bytes()
-    monkeypatch.setattr("citeledger.atomic.os.fsync", _failing(err_no))
+    # the withdrawal is logged before the ledger is written: this is the ledger's failure
+    monkeypatch.setattr("citeledger.atomic.os.fsync", _failing(err_no, spare="history.jsonl"))
     code, err = run(capsys, "withdraw", "a", "--reason", "the page moved")
     assert code == 2
     one_line(err, "citeledger.yaml", "cannot write the ledger", fix, "unchanged")

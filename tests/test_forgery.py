@@ -14,7 +14,7 @@ from pathlib import Path
 
 import netserver as ns
 from citeledger.cli import main
-from citeledger.evidence.store import EvidenceStore
+from citeledger.evidence.store import EvidenceStore, history_entries
 from citeledger.judge import Judge
 from citeledger.ledger import append_receipts, load_ledger
 from citeledger.locate.locator import prepare
@@ -140,7 +140,8 @@ def _forge_text(ledger: Path, text: str) -> None:
     [(_, receipt)] = receipts_for_capture(source, cap)
     assert receipt.outcome == "found"
     ledger.write_text(ledger.read_text(encoding="utf-8").replace(QUOTE, INVENTED), "utf-8")
-    append_receipts(ledger, [("m", 0, receipt)])
+    [logged] = history_entries(led.evidence_dir, "m", [receipt])  # as verify logs its receipts
+    append_receipts(ledger, [("m", 0, dataclasses.replace(receipt, history=logged))])
 
 
 def test_a_rewritten_text_record_is_tampered(tmp_path: Path, netserver: ns.NetServer) -> None:

@@ -117,8 +117,9 @@ def test_a_receipt_byte_re_judges_although_the_verdict_was_remembered(
     _build(project)
     text = (project / "citeledger.yaml").read_text("utf-8")
     at = text.index("s2:")
-    start = text.index("retrieved_at:", at)  # s2's receipt: one digit of its date
-    digit = text.index("T", start) - 1
+    # s2's receipt: one digit of its span's end (its date is in the history log too, which
+    # tells an edit to it before any evidence is judged)
+    digit = text.index("\n", text.index("char_end:", at)) - 1
     (project / "citeledger.yaml").write_text(
         text[:digit] + str((int(text[digit]) + 1) % 10) + text[digit + 1 :], "utf-8"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -343,7 +344,10 @@ def test_record_is_added_once_and_never_replaced(ledger: Path, setter: Any, fiel
         f"    {field}:\n      date: 2026-08-02\n      reason: It is about word graphs.\n"
         "      source_says: This paper…\n"
     )
-    assert_inserted(before, after, expected)
+    # the record is logged too, and the log's newest entry named in the same write
+    head = re.search(r"^history_head: ([0-9a-f]{64})\n", after, re.M)
+    assert head is not None and load_ledger(ledger).history_head == head.group(1)
+    assert_inserted(before, after.replace(head.group(0), "", 1), expected)
     assert after[: after.index(expected)].endswith("locator: 'sec. 2'\n")  # source's last line
     assert record.date == "2026-08-02" and record.source_says == "This paper…"
     assert getattr(load_ledger(ledger).sources["cavalin2020"], field) == record

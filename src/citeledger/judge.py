@@ -30,6 +30,7 @@ from citeledger.locate.edits import count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
+_REGISTRY = ("doi", "arxiv", "isbn")  # identifiers whose check also asks a registry
 
 
 def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
@@ -186,6 +187,9 @@ class Judge:
                 ),
                 source=source,
             )
+        deleted = self._deleted_record(source)
+        if deleted is not None:
+            return deleted
         if source.withdrawn is not None:
             w = source.withdrawn
             reasons = [f"Withdrawn on {w.date}: {w.reason}"]
@@ -208,6 +212,26 @@ class Judge:
         if quote is None:
             return Judgement(ref.key, State.UNCHECKED, (why,), source=source)
         return self._judge_quote(ref, source, quote)
+
+    def _deleted_record(self, source: Source) -> Judgement | None:
+        """A withdrawal or dispute the tool recorded (its history log keeps each) that the
+        ledger no longer holds: both are never deleted, so taking one out is a breakdown that
+        says what was removed, never a way back to `checked`."""
+        for entry in self.reader.history().records_of(source.key, str(source.identifier)):
+            if getattr(source, entry.outcome) is not None:
+                continue
+            assert entry.record is not None
+            reason, says = entry.record
+            state = State.WITHDRAWN if entry.outcome == "withdrawn" else State.DISPUTED
+            reasons = [
+                f"The ledger no longer holds the `{entry.outcome}:` record of @{source.key} made "
+                f"on {entry.retrieved_at} ({reason}), which the evidence store's history log "
+                f"keeps: it is never deleted. Restore it in {self.ledger.path}."
+            ]
+            if says:
+                reasons.append(f"What the source says: “{says}”")
+            return Judgement(source.key, state, tuple(reasons), source=source)
+        return None
 
     def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
         quotes = source.quotes
@@ -293,7 +317,7 @@ class Judge:
             )
         removed = self._history_problem(ref.key, quote, receipt)
         if removed is not None:
-            return verdict(State.STALE, removed, receipt=receipt)
+            return verdict(removed[0], removed[1], receipt=receipt)
         signed, trusted, bad_signature = self._signature(receipt)
         if bad_signature is not None:
             return verdict(State.TAMPERED, bad_signature, receipt=receipt)
@@ -376,14 +400,17 @@ class Judge:
                 f"The receipt says the work was retracted ({receipt.retracted}), but the "
                 "registry's answer stored in its evidence records no retraction.",
             )
-        if retracted is None and receipt.local_copy is not None:
-            # the writer's own copy asks the registry nothing: a retraction an earlier retrieval
-            # of this source recorded still stands (a receipt line can only add caution here)
-            retracted = next(
-                (r.retracted for q in source.quotes for r in q.receipts if r.retracted), None
-            )
+        carried = ""
+        if ev is not None and ev.ok and registry is None and source.identifier.kind in _REGISTRY:
+            # the registry was not asked this time (it failed, fetch_metadata is off, a local
+            # copy asks it nothing): what it answered before still stands
+            registry, retracted, carried = self._earlier_answer(source, receipt)
+            if carried:
+                self._unrepeatable.add(ev.path)  # rests on other checks, not on this file
         if retracted:  # a retraction outranks everything a check could find
-            return verdict(State.RETRACTED, f"The registry records a retraction: {retracted}")
+            return verdict(
+                State.RETRACTED, f"The registry records a retraction: {retracted}{carried}"
+            )
         outcome = receipt.outcome
         if outcome == "unretrievable":
             return verdict(
@@ -428,54 +455,119 @@ class Judge:
         )
         if mismatch:
             return verdict(
-                State.METADATA_MISMATCH, f"The identifier resolves to a different work: {mismatch}"
+                State.METADATA_MISMATCH,
+                f"The identifier resolves to a different work: {mismatch}{carried}",
             )
         if self.require_signature and not trusted:
             return verdict(State.UNCHECKED, self._unsigned_reason(receipt))
         return verdict(State.CHECKED, self._checked_reason(receipt))
 
-    def _history_problem(self, key: str, quote: Quote, receipt: Receipt) -> str | None:
+    def _earlier_answer(
+        self, source: Source, receipt: Receipt
+    ) -> tuple[dict[str, Any] | None, str | None, str]:
+        """The registry's answer for a check that holds none: the newest one stored with an
+        earlier check of this source, and a retraction any stored or logged answer about the
+        work recorded (the log keeps them when receipts are deleted). Decided by evidence and
+        the log: a receipt line can add a retraction, and deleting one takes none away. The
+        words say where the answer comes from ("" when there is none).
+        """
+        logged_retraction, logged_title = self.reader.history().registry_of(receipt.identifier)
+        earlier = sorted(
+            (
+                r
+                for q in source.quotes
+                for r in q.receipts
+                if r is not receipt and r.identifier == receipt.identifier and r.evidence
+            ),
+            key=lambda r: r.retrieved_at,
+            reverse=True,
+        )
+        answer: dict[str, Any] | None = None
+        when = ""
+        retracted: str | None = None
+        for r in earlier:
+            assert r.evidence is not None
+            old = self.reader.load(r.evidence)
+            if not old.ok or old.registry is None or old.identifier != receipt.identifier:
+                continue
+            if answer is None:
+                answer, when = old.registry, r.retrieved_at
+            retracted = retracted or retraction_of(old.registry)
+        retracted = (
+            retracted
+            or logged_retraction
+            or next((r.retracted for q in source.quotes for r in q.receipts if r.retracted), None)
+        )
+        if answer is None and logged_title is not None:
+            answer, when = {"title": logged_title}, "as the history log records it"
+        if answer is None and retracted is None:
+            return None, None, ""
+        return (
+            answer,
+            retracted,
+            (
+                f" (as the registry answered at an earlier check, {when or 'as its records show'}; "
+                f"the latest check, {receipt.retrieved_at}, holds no answer from it)"
+            ),
+        )
+
+    def _history_problem(
+        self, key: str, quote: Quote, receipt: Receipt
+    ) -> tuple[State, str] | None:
         """Was a later receipt of this quote removed, with or without its log lines?"""
         chain = self.reader.history()
         again = " Run `citeledger recheck`."
         head = self.ledger.history_head
         if head is not None and chain.index(head) is None:
-            return (
+            return State.STALE, (
                 "The evidence store's history log no longer holds the entry the ledger records "
                 f"as its newest ({head[:12]}…): log lines "
                 f"{chain.lost}, so a "
                 "later check may have been removed." + again
             )
         if chain.broken_at is not None:
-            return (
+            return State.STALE, (
                 f"The evidence store's history log was edited (its chain breaks at line "
                 f"{chain.broken_at}): entries were removed or changed." + again
             )
         if receipt.history is not None and chain.index(receipt.history) is None:
-            return (
+            return State.STALE, (
                 "This receipt's entry is gone from the evidence store's history log: the log "
                 "was cut, so a later check may have been removed." + again
             )
         mine = chain.of_quote(key, receipt.identifier, receipt.writer_quote_sha256)
         if receipt.history is not None:
+            # the entry must be this receipt's own: a receipt copied onto another key, or an
+            # old one given the newest entry's digest, names an entry logged for another check
+            entry = chain.entry(receipt.history)
+            if entry is not None and (
+                (entry.key, entry.identifier, entry.quote_sha256, entry.outcome)
+                != (key, receipt.identifier, receipt.writer_quote_sha256, receipt.outcome)
+                or entry.retrieved_at not in ("", receipt.retrieved_at)
+            ):
+                return State.TAMPERED, (
+                    f"This receipt's entry in the evidence store's history log is another "
+                    f"check's (@{entry.key}, {entry.outcome}, {entry.retrieved_at or 'undated'}):"
+                    " the receipt was copied or moved by hand, not written by a check." + again
+                )
             if mine and mine[-1].digest != receipt.history:
-                return (
+                return State.STALE, (
                     f"The evidence store logged a later check of this quote "
                     f"({mine[-1].outcome}) than the ledger's newest receipt: a receipt was "
                     "removed from the ledger (or a run was killed before writing it)." + again
                 )
             return None
-        logged = len(mine)
-        kept = sum(
-            r.identifier == receipt.identifier
-            and r.writer_quote_sha256 == receipt.writer_quote_sha256
-            for r in quote.receipts
-        )
-        if logged > kept:
-            return (
-                f"The evidence store logged {logged} checks of this quote, the ledger keeps "
-                f"{kept} (the newest logged: {mine[-1].outcome}): a receipt was removed from "
-                "the ledger." + again
+        # Every receipt a check writes is logged: one without an entry is from before the log,
+        # and cannot be newer than a logged check of these words (of this source or another
+        # with the same identifier) or follow a logged receipt.
+        if chain.logged(receipt.identifier, receipt.writer_quote_sha256) or any(
+            r.history for r in quote.receipts
+        ):
+            newest = f" (the newest logged for @{key}: {mine[-1].outcome})" if mine else ""
+            return State.STALE, (
+                "This receipt has no entry in the evidence store's history log, which logs "
+                f"checks of this quote{newest}: a receipt was copied or written by hand, or a "
+                "later one removed." + again
             )
         return None
 

@@ -494,6 +494,7 @@ def read_store_file(root: str | os.PathLike[str], rel: str) -> bytes:
 
 
 HISTORY = "history.jsonl"
+HISTORY_LOCK = "history.lock"
 
 
 def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any]) -> list[str]:
@@ -518,8 +519,54 @@ def history_batch(
     2,000-source run would otherwise re-read a growing log once per source)."""
     if not any(receipts for _, receipts in items):
         return [[] for _ in items]
+    rows = [
+        [
+            {
+                "key": key,
+                "identifier": r.identifier,
+                "quote_sha256": r.writer_quote_sha256,
+                "retrieved_at": r.retrieved_at,
+                "outcome": r.outcome,
+                **_registry_record(r),
+            }
+            for r in receipts
+        ]
+        for key, receipts in items
+    ]
+    return _append_history(root, rows)
+
+
+def history_record(
+    root: str | os.PathLike[str], key: str, identifier: str, record: str, withdrawal: Any
+) -> str:
+    """Log a ``withdrawn``/``disputed`` record as the tool writes it to the ledger (before the
+    ledger, like receipts): deleting it from the ledger is then noticed by the judgement. The
+    digest is for the ledger's ``history_head``."""
+    row = {
+        "key": key,
+        "identifier": identifier,
+        "quote_sha256": "",  # of no quote: a record is the source's
+        "retrieved_at": withdrawal.date,
+        "outcome": record,
+        "record": {"reason": withdrawal.reason, "source_says": withdrawal.source_says},
+    }
+    return _append_history(root, [[row]])[0][0]
+
+
+def _append_history(
+    root: str | os.PathLike[str], rows: Sequence[Sequence[dict[str, Any]]]
+) -> list[list[str]]:
+    """Append ``rows`` to the log, each line chained to the one before it; their digests."""
+    from filelock import FileLock
+
     path = Path(root) / HISTORY
     path.parent.mkdir(parents=True, exist_ok=True)
+    # a verify and a `withdraw` may append at once: each chains to the line it read last
+    with FileLock(path.parent / HISTORY_LOCK, mode=0o644):
+        return _append_chained(path, rows)
+
+
+def _append_chained(path: Path, rows: Sequence[Sequence[dict[str, Any]]]) -> list[list[str]]:
     try:
         existing = read_store_file(root, HISTORY).decode("utf-8", "replace")
     except StoreFileError as e:
@@ -537,21 +584,10 @@ def history_batch(
     start = "\n" if existing and not existing.endswith("\n") else ""
     lines: list[str] = []
     digests: list[list[str]] = []
-    for key, receipts in items:
+    for group in rows:
         mine = []
-        for r in receipts:
-            line = json.dumps(
-                {
-                    "key": key,
-                    "identifier": r.identifier,
-                    "quote_sha256": r.writer_quote_sha256,
-                    "retrieved_at": r.retrieved_at,
-                    "outcome": r.outcome,
-                    "prev": prev,
-                },
-                ensure_ascii=False,
-                sort_keys=True,
-            )
+        for row in group:
+            line = json.dumps({**row, "prev": prev}, ensure_ascii=False, sort_keys=True)
             lines.append(line)
             prev = sha256_hex(line)
             mine.append(prev)
@@ -569,6 +605,19 @@ def history_batch(
     return digests
 
 
+def _registry_record(receipt: Any) -> dict[str, Any]:
+    """What the registry answered at this check, logged so that deleting the receipt (or its
+    lines) does not forget it: its retraction, and its title (the judgement compares it with
+    the ledger's title of the day)."""
+    answer = getattr(receipt, "metadata", None)
+    if not answer:
+        return {}
+    title = answer.get("title")
+    if isinstance(title, list):
+        title = title[0] if title else ""
+    return {"registry": {"retracted": receipt.retracted, "title": str(title or "")}}
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     digest: str
@@ -576,6 +625,9 @@ class HistoryEntry:
     identifier: str
     quote_sha256: str
     outcome: str
+    retrieved_at: str = ""
+    registry: tuple[str, str] | None = None  # (retraction or "", title): the registry's answer
+    record: tuple[str, str | None] | None = None  # a withdrawal's or dispute's (reason, says)
 
 
 @dataclass(frozen=True)
@@ -597,9 +649,44 @@ class History:
     def index(self, digest: str | None) -> int | None:
         return self._positions.get(digest) if digest is not None else None
 
+    def entry(self, digest: str | None) -> HistoryEntry | None:
+        at = self.index(digest)
+        return self.entries[at] if at is not None else None
+
     def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
         """The entries logged for one quote of one source, oldest first."""
         return self._by_quote.get((key, identifier, quote_sha256), [])
+
+    def registry_of(self, identifier: str) -> tuple[str | None, str | None]:
+        """What the log holds of the registry's answers about this work: a retraction any of
+        them recorded, and the newest one's title (None: no answer logged)."""
+        answers = self._answers.get(identifier, [])
+        retracted = next((r for r, _ in answers if r), None)
+        return retracted, (answers[-1][1] if answers else None)
+
+    @cached_property
+    def _answers(self) -> dict[str, list[tuple[str, str]]]:
+        answers: dict[str, list[tuple[str, str]]] = {}
+        for e in self.entries:
+            if e.registry is not None:
+                answers.setdefault(e.identifier, []).append(e.registry)
+        return answers
+
+    def records_of(self, key: str, identifier: str) -> list[HistoryEntry]:
+        """The withdrawals and disputes the tool recorded for this source, oldest first."""
+        return [
+            e
+            for e in self._by_quote.get((key, identifier, ""), [])
+            if e.record is not None and e.outcome in ("withdrawn", "disputed")
+        ]
+
+    def logged(self, identifier: str, quote_sha256: str) -> bool:
+        """Whether any source's check of these words at this identifier was logged."""
+        return (identifier, quote_sha256) in self._works
+
+    @cached_property
+    def _works(self) -> frozenset[tuple[str, str]]:
+        return frozenset((e.identifier, e.quote_sha256) for e in self.entries)
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -615,6 +702,19 @@ class History:
         for e in self.entries:
             groups.setdefault((e.key, e.identifier, e.quote_sha256), []).append(e)
         return groups
+
+
+def _logged_answer(value: Any) -> tuple[str, str] | None:
+    if not isinstance(value, dict):
+        return None
+    return str(value.get("retracted") or ""), str(value.get("title") or "")
+
+
+def _logged_record(value: Any) -> tuple[str, str | None] | None:
+    if not isinstance(value, dict):
+        return None
+    says = value.get("source_says")
+    return str(value.get("reason") or ""), None if says is None else str(says)
 
 
 class EvidenceReader:
@@ -664,6 +764,9 @@ class EvidenceReader:
                         str(data["identifier"]),
                         str(data["quote_sha256"]),
                         str(data["outcome"]),
+                        str(data.get("retrieved_at") or ""),
+                        _logged_answer(data.get("registry")),
+                        _logged_record(data.get("record")),
                     )
                 except (ValueError, KeyError, TypeError):
                     continue

@@ -668,7 +668,20 @@ def _set_record(
             [Append(spath, pairs=((field_name, record),))],
             lambda _, new: _unchanged_except(old, new, expected),
         )
+        # logged, and the log's newest entry named in the same write: a record deleted from
+        # the ledger by hand is then noticed by the judgement, like a deleted receipt
+        from citeledger.evidence.store import history_record
+
+        assert txn.new_text is not None
+        head = history_record(old.evidence_dir, key, str(source.identifier), field_name, value)
+        with suppress(LedgerError):
+            text = with_head(txn.new_text, head)
+            led = _validated(txn, text)
+            if led.history_head == head and _unchanged_except(old, led, expected):
+                txn.new_text, txn.new_ledger = text, led
     assert txn.written is not None
+    if txn.written.history_head != head:  # an unusual layout: the head in a write of its own
+        set_history_head(path, head, lock_timeout=timeout)
     result = getattr(txn.written.sources[key], field_name)
     assert isinstance(result, Withdrawal)
     return result

@@ -229,7 +229,7 @@ def execute(
             done = []
             for source in same:
                 receipts, line = handle(source, outcome, cap)
-                done.append(Finished(source, receipts, line, host))
+                done.append(Finished(source, receipts, line + _registry_note(outcome), host))
             batch.add(done, digest)
             progress.advance()
             if batch.due():
@@ -278,6 +278,18 @@ def execute(
                 _record_head(ledger_path, batch.head)
     out.write(visible(tally.render(verb)) + "\n")
     return 0
+
+
+def _registry_note(outcome: Any) -> str:
+    """A registry asked and not answering is said: this check learnt nothing new of a
+    retraction or of another work (the judgement keeps what earlier checks stored)."""
+    error = getattr(outcome, "metadata_error", None)
+    if error is None:
+        return ""
+    return (
+        f" — WARNING: the registry could not be asked ({error}): no retraction or other work "
+        "is known from this check; earlier answers still count"
+    )
 
 
 def noted_capture(
