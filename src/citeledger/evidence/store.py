@@ -563,10 +563,12 @@ def _append_history(
     path.parent.mkdir(parents=True, exist_ok=True)
     # a verify and a `withdraw` may append at once: each chains to the line it read last
     with FileLock(path.parent / HISTORY_LOCK, mode=0o644):
-        return _append_chained(path, rows)
+        return _append_chained(root, path, rows)
 
 
-def _append_chained(path: Path, rows: Sequence[Sequence[dict[str, Any]]]) -> list[list[str]]:
+def _append_chained(
+    root: str | os.PathLike[str], path: Path, rows: Sequence[Sequence[dict[str, Any]]]
+) -> list[list[str]]:
     try:
         existing = read_store_file(root, HISTORY).decode("utf-8", "replace")
     except StoreFileError as e:
