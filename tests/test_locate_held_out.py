@@ -450,3 +450,39 @@ def test_a_quote_may_not_stop_inside_a_unit() -> None:
     assert not locate(text, "and a top speed of 250 km").found
     assert locate(text, "and a top speed of 250 km/h").found
     assert locate(text, "The car can reach 100 km/h in 4.2 seconds").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a reference in brackets may not take the place of a listed word of the source
+        ("The inspectors found no trace of the solvent in the river.", "found [the] trace of"),
+        ("Only night shifts were told to leave the plant early.", "[The] night shifts were told"),
+        ("The fund will cover some of the repairs to the old school.", "will cover [it] of the"),
+        ("The council rejected several proposals for the new park.", "rejected [they] for the"),
+        ("She could see nothing through the fog on the bay that night.", "could see [it] through"),
+        ("He kept everything in a locked drawer of his old desk.", "He kept [it] in a locked"),
+        ("They asked someone at the desk for the keys to the hall.", "asked [him] at the desk"),
+        ("Few residents of the valley had heard of the plan at all.", "[The] residents of the"),
+        # a determiner in brackets stands for one determiner, not for the words after it
+        ("The court struck down the forged will of the late owner.", "struck down [the] will of"),
+        ("Police found a stolen van near the bridge on Tuesday.", "Police found [the] van near"),
+    ],
+)
+def test_a_bracket_may_not_stand_for_a_listed_word_or_leave_words_out(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("The inspectors said it was found in the river.", "said [the solvent] was found"),
+        ("Police found a van near the bridge on Tuesday.", "Police found [the] van near"),
+        ("Two plans came up, and the former was dropped.", "and [the merger] was dropped"),
+        ("It was approved by the council in the end.", "[The budget] was approved by"),
+    ],
+)
+def test_a_bracket_spelling_out_a_reference_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found

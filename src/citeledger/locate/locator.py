@@ -38,6 +38,7 @@ from citeledger.locate.wordlists import (
     SYMBOLS,
     UNITS,
     clause_joint,
+    determiner_for_more,
     first_meaningful,
     is_reference,
 )
@@ -844,6 +845,18 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
         return (
             f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
             "never come from a bracket"
+        )
+    # nor go: "[the]" for "any", "[they]" for "few ways", "[it]" for "nothing"
+    held = None if is_reference(got) else first_meaningful(got)  # "the said" is a reference
+    if held is not None:
+        return (
+            f"the bracketed '[{content}]' stands for '{got.strip()}': a {held[1]} "
+            f"('{held[0]}') of the source may never be replaced by a bracket"
+        )
+    if determiner_for_more(content, got):
+        return (
+            f"the bracketed '[{content}]' stands for '{got.strip()}': a determiner in brackets "
+            "may stand for one determiner of the source, not leave its other words out"
         )
     if is_reference(got) and is_reference(content):
         # "[they]" for "it", "[he]" for "she": another reference, not what this one refers to

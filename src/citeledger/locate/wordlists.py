@@ -42,7 +42,8 @@ QUANTIFIERS = _wordset(
     all every each any some most many much few several both either only always entirely
     wholly fully completely totally none half majority minority just merely simply solely
     purely exclusively mere sole little enough numerous plenty per maximum minimum average
-    median total
+    median total everything anything something everyone anyone someone everybody anybody
+    somebody everywhere anywhere somewhere
     """
 )
 # Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
@@ -167,6 +168,9 @@ REFERENCES = _wordset(
 # adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
 DETERMINERS = _wordset("the this that these those")
+# What a bracket of determiners alone ("[the]") may stand for: one such word, never a span
+# ("[the]" for "the fake" leaves a word out; for "a" it is one article for another).
+_ONE_DETERMINER = REFERENCES | _wordset("a an")
 # Brackets that insert nothing of the source and change no word of it.
 INSERTIONS = frozenset({"sic", "sic!", "emphasis added", "emphasis mine", "italics added"})
 # Symbols are tokens: any of these added, dropped or changed is a difference.
@@ -210,6 +214,16 @@ def is_reference(span: str) -> bool:
         head = words[:-1]
         return bool(head) and head[-1] in DETERMINERS and all(w in REFERENCES for w in head)
     return all(w in REFERENCES for w in words)
+
+
+def determiner_for_more(content: str, got: str) -> bool:
+    """Whether a bracket of determiners alone ("[the]", "[this]") stands for more than one
+    determiner of the source: "[the]" for "the fake" or "a retracted" leaves words out."""
+    words = content.lower().split()
+    if not words or not all(w in DETERMINERS for w in words):
+        return False
+    said = got.lower().split()
+    return not (len(said) == 1 and said[0] in _ONE_DETERMINER)
 
 
 def word_class(word: str) -> str | None:
