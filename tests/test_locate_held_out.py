@@ -486,3 +486,48 @@ def test_a_bracket_may_not_stand_for_a_listed_word_or_leave_words_out(
 )
 def test_a_bracket_spelling_out_a_reference_still_passes(source: str, quote: str) -> None:
     assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a negation in the source's own language, left out at an ellipsis
+        (
+            "Le ministre ne signera jamais un accord sans le vote du parlement européen.",
+            "Le ministre ne … un accord sans le vote du parlement européen",
+        ),
+        (
+            "Le maire n'a pas répondu aux questions posées par les habitants du quartier.",
+            "Le maire … répondu aux questions posées par les habitants du quartier",
+        ),
+        (
+            "Die Regierung hat keine neuen Steuern für kleine Betriebe geplant, sagte er.",
+            "Die Regierung hat … neuen Steuern für kleine Betriebe geplant",
+        ),
+        (
+            "Der Vertrag wurde ohne Zustimmung des Rates in Kraft gesetzt und gilt seitdem.",
+            "Der Vertrag wurde … des Rates in Kraft gesetzt und gilt seitdem",
+        ),
+        (
+            "O governo não aprovou o novo orçamento para as escolas públicas do estado.",
+            "O governo … aprovou o novo orçamento para as escolas públicas do estado",
+        ),
+        (
+            "El tribunal nunca admitió las pruebas presentadas por la defensa del acusado.",
+            "El tribunal … admitió las pruebas presentadas por la defensa del acusado",
+        ),
+        (
+            "Il comune non ha mai chiuso la scuola durante i mesi più freddi dell'anno.",
+            "Il comune non ha … chiuso la scuola durante i mesi più freddi dell'anno",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_hide_a_negation_in_any_covered_language(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found
+
+
+def test_a_foreign_omission_without_a_negation_still_passes() -> None:
+    text = "Le ministre a signé hier soir un accord avec le vote du parlement européen à Bruxelles."
+    assert locate(text, "Le ministre a signé … un accord avec le vote du parlement européen").found

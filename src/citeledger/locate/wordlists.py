@@ -23,6 +23,16 @@ NEGATIONS = _wordset(
     not no never without none nor cannot neither nobody nothing nowhere noone non hardly
     scarcely barely rarely seldom
     """
+    # ... and of every language FUNCTION_WORDS covers: French, Spanish, Portuguese, German,
+    # Italian ("ne … pas", "não", "kein", "senza"; French "n'" is word_class's)
+    """
+    ne pas jamais rien personne aucun aucune aucuns aucunes nul nulle nullement guère sans ni
+    nunca jamás nada nadie ningún ninguno ninguna ningunos ningunas tampoco sin apenas
+    não nem sem nenhum nenhuma nenhuns nenhumas ninguém tampouco jamais
+    nicht nie niemals kein keine keinen keinem keiner keines nichts niemand niemanden
+    niemandem nirgends nirgendwo ohne weder kaum
+    mai niente nulla nessuno nessuna nessun senza né neanche nemmeno neppure mica
+    """
 )
 MODALS = _wordset("may might must can could should would shall will ought need needs")
 HEDGES = _wordset(
@@ -202,6 +212,7 @@ _PHRASE = re.compile(
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
 _SO_CALLED = re.compile(r"\bso[\s\-\u2010\u2011]*called\b")
 _CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
+_ELIDED_NE = ("n'", "n’")
 
 
 def is_reference(span: str) -> bool:
@@ -234,8 +245,8 @@ def word_class(word: str) -> str | None:
         return cls
     if _DIGIT.search(w):
         return "number"
-    if w.endswith("n't"):
-        return "negation"
+    if w.endswith("n't") or (w.startswith("n'") and len(w) > 3):
+        return "negation"  # "can't"; French "n'était", "n'ont"
     if w.endswith(("'ll", "'d")) and len(w) >= 3:
         return "modal"  # "we'd", "that'll": would, will (or had: an auxiliary all the same)
     if w.endswith("less") and len(w) > 6:
@@ -266,7 +277,10 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
         lw = w.lower()
         cls = get(lw)
         if cls is None and (
-            lw[0].isdigit() or lw.endswith(_CLASS_ENDINGS) or lw.startswith(NEGATIVE_PREFIXES)
+            lw[0].isdigit()
+            or lw.endswith(_CLASS_ENDINGS)
+            or lw.startswith(NEGATIVE_PREFIXES)
+            or lw.startswith(_ELIDED_NE)
         ):
             cls = word_class(lw)  # the cheap test says it may be one
         if cls is not None:
