@@ -531,3 +531,51 @@ def test_an_ellipsis_may_not_hide_a_negation_in_any_covered_language(
 def test_a_foreign_omission_without_a_negation_still_passes() -> None:
     text = "Le ministre a signé hier soir un accord avec le vote du parlement européen à Bruxelles."
     assert locate(text, "Le ministre a signé … un accord avec le vote du parlement européen").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a quote may not start right after the source's negation ...
+        ("Residents were not entitled to the same benefits as workers.", "entitled to the same"),
+        ("The panel could not\nconfirm the figures it had been sent.", "confirm the figures it"),
+        ("We don't expect the bridge to reopen before the spring.", "expect the bridge to reopen"),
+        ("Il ne faut pas oublier les victimes de la guerre civile.", "oublier les victimes de la"),
+        ("Das Gericht hat die Klage nicht abgewiesen, sagte sie.", "abgewiesen, sagte sie"),
+        # ... nor stop right before it
+        ("The new filter did not reduce the noise in the samples.", "The new filter did"),
+        ("She said the plan would never work without more staff.", "She said the plan would"),
+        # nor end with a full stop of its own where the source's sentence goes on
+        (
+            "The alarm goes off every hour until someone resets it.",
+            "The alarm goes off every hour.",
+        ),
+        (
+            "Prices stayed flat in the second quarter\nof the year.",
+            "Prices stayed flat in the second quarter.",
+        ),
+    ],
+)
+def test_a_quote_may_not_start_or_stop_beside_a_reversing_word(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("No. The plan was dropped in the spring.", "The plan was dropped"),
+        ("The plan was dropped. Nothing else changed.", "The plan was dropped."),
+        ("The plan was dropped, not delayed, in May.", "The plan was dropped"),
+        (
+            "The alarm goes off every hour until someone resets it.",
+            "The alarm goes off every hour …",
+        ),
+        (
+            "The alarm goes off every hour, until someone resets it.",
+            "The alarm goes off every hour.",
+        ),
+        ("Overview\nThe plan was dropped in the spring.", "Overview."),
+    ],
+)
+def test_a_quote_beside_punctuation_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found

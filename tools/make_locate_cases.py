@@ -981,6 +981,22 @@ _SOURCE_INNER_QUOTES = re.compile(
 )
 
 
+_WORD_BEFORE = re.compile(r"(\S+)[^\S\n]*\n?[^\S\n]*$")
+_WORD_AFTER = re.compile(r"[^\S\n]*\n?[^\S\n]*([^\W\d_]+(?:['\u2019][^\W\d_]+)*)")
+
+
+def _beside_negation(text: str, a: int, b: int) -> bool:
+    """Whether the source's word right before ``text[a:b]``, or right after it (no punctuation
+    between), is a negation: "entitled to" of "not entitled to", "she did" of "she did not"."""
+    m = _WORD_BEFORE.search(text, max(0, a - 40), a)
+    if m is not None and m.end() == a and word_class(m.group(1)) == "negation":
+        return True
+    if b >= len(text) or not text[b - 1].isalnum():
+        return False
+    m = _WORD_AFTER.match(text, b)
+    return m is not None and word_class(m.group(1)) == "negation"
+
+
 def windows(
     text: str, rx: re.Pattern[str], n: int, rng: random.Random, per_match: int = 1
 ) -> list[tuple[int, int, re.Match[str]]]:
@@ -1037,6 +1053,11 @@ def source_mark_cases(
     out: list[dict] = []
 
     def add(kind: str, q: str, found: bool, a: int, b: int) -> None:
+        beside = found and _beside_negation(text, a, b)
+        if beside:
+            # the window starts right after the source's "not" or stops right before it: its
+            # words as they are say what the source does not (docs/editorial-marks.md)
+            kind, found = "window_beside_negation", False
         case = {
             "id": f"{stem}-{kind}-{len(out)}",
             "source": source,
@@ -1046,7 +1067,7 @@ def source_mark_cases(
         }
         if found:
             case["expect_norm"] = normalize_for_match(text[a:b])
-        elif not _absent_form(q, norm):
+        elif not beside and not _absent_form(q, norm):
             return
         out.append(case)
 

@@ -41,6 +41,7 @@ from citeledger.locate.wordlists import (
     determiner_for_more,
     first_meaningful,
     is_reference,
+    word_class,
 )
 from citeledger.model import Edit, LocateResult
 
@@ -211,6 +212,8 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         return res
     raw = quote.strip()
     problem = _cut_number_problem(raw, prepared.text, res.char_end)
+    if problem is None:
+        problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
@@ -253,6 +256,50 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
 
 
+# The source's word right before the quote (or right after it), with nothing but a space or a
+# line break between: its scope runs into the quote.
+_WORD_BEFORE_QUOTE = re.compile(r"([^\W\d_]+(?:['\u2019][^\W\d_]+)*)[^\S\n]*\n?[^\S\n]*$")
+_WORD_AFTER_QUOTE = re.compile(r"[^\S\n]*(?:\n[^\S\n]*)?([^\W\d_]+(?:['\u2019][^\W\d_]+)*)")
+# The source's sentence goes on after the quote: a word on the same line, or on the next line
+# in lower case (a wrapped line), closing marks of its own before it at most.
+_GOES_ON = re.compile(r"[\"'\u201d\u2019)\]]*(?:[^\S\n]*[^\W_]|[^\S\n]*\n[^\S\n]*[^\W\d_A-Z])")
+_CLOSERS = "\"')]}\u201d\u2019 "
+_REVERSING = ("negation",)
+
+
+def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
+    """A quote must not mean what its source does not by where it starts or stops: it may not
+    start right after the source's negation ("entitled to the same rights" of "not entitled
+    to ..."), nor stop right before one ("she did" of "she did not"), nor end with a full stop
+    of its own where the source's sentence goes on ("every minute." of "every minute until
+    ..."): the words beside it reverse or qualify what it says."""
+    m = _WORD_BEFORE_QUOTE.search(text, max(0, cs - 40), cs)
+    if m is not None and m.end() == cs and word_class(m.group(1)) in _REVERSING:
+        return (
+            f"the quote starts right after the source's '{m.group(1)}', which reverses or "
+            "qualifies it: quote from that word"
+        )
+    if ce >= len(text):
+        return None
+    if text[ce - 1].isalnum():  # no punctuation of the source's closes the quote
+        m = _WORD_AFTER_QUOTE.match(text, ce)
+        if m is not None and word_class(m.group(1)) in _REVERSING:
+            return (
+                f"the quote stops right before the source's '{m.group(1)}', which reverses or "
+                "qualifies it: quote up to the end of that phrase"
+            )
+    body = raw.rstrip(_CLOSERS)
+    if body.endswith((".", "!", "?")) and not _TRAILING_DOTS.search(body):
+        said = text[cs:ce].rstrip(_CLOSERS)
+        if not said.endswith((".", "!", "?")) and _GOES_ON.match(text, ce):
+            return (
+                "the quote ends with a full stop of its own where the source's sentence goes "
+                "on: end the quote without it, or quote the rest of the sentence"
+            )
+    return None
+
+
+_TRAILING_DOTS = re.compile(r"(?:\.\s?\.|\u2026)$")
 _NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
 _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(

@@ -24,14 +24,15 @@ NEGATIONS = _wordset(
     scarcely barely rarely seldom
     """
     # ... and of every language FUNCTION_WORDS covers: French, Spanish, Portuguese, German,
-    # Italian ("ne … pas", "não", "kein", "senza"; French "n'" is word_class's)
+    # Italian ("ne … pas", "não", "kein", "senza"; French "n'" is word_class's). Not Italian
+    # "mai": French for May ("le 4 mai"), and "non" carries the negation it goes with.
     """
     ne pas jamais rien personne aucun aucune aucuns aucunes nul nulle nullement guère sans ni
     nunca jamás nada nadie ningún ninguno ninguna ningunos ningunas tampoco sin apenas
     não nem sem nenhum nenhuma nenhuns nenhumas ninguém tampouco jamais
     nicht nie niemals kein keine keinen keinem keiner keines nichts niemand niemanden
     niemandem nirgends nirgendwo ohne weder kaum
-    mai niente nulla nessuno nessuna nessun senza né neanche nemmeno neppure mica
+    niente nulla nessuno nessuna nessun senza né neanche nemmeno neppure
     """
 )
 MODALS = _wordset("may might must can could should would shall will ought need needs")
