@@ -579,3 +579,32 @@ def test_a_quote_may_not_start_or_stop_beside_a_reversing_word(source: str, quot
 )
 def test_a_quote_beside_punctuation_still_passes(source: str, quote: str) -> None:
     assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # past the quote's first word, a bracket may not change a word's case
+        ("The tour ends in Paris before the crews fly home.", "The tour ends in [p]aris before"),
+        ("Shares of Apple rose after the launch in March.", "Shares of [a]pple rose after"),
+        ("He met the Bush family at the ranch in Texas.", "He met the [b]ush family at"),
+        ("Mr. Bush spoke to reporters on the lawn today.", "Mr. [b]ush spoke to reporters"),
+        ("She joined the White House staff in the spring.", "She joined the [white house] staff"),
+        ("The white house on the hill was sold last year.", "[The White House] on the hill"),
+    ],
+)
+def test_a_bracket_may_change_case_only_where_a_sentence_starts(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("the tour ends in Paris before the crews fly home.", "[T]he tour ends in Paris"),
+        ("The tour ends in Paris. the crews fly home after.", "in Paris. [T]he crews fly home"),
+        ("The tour ends in Paris and the crews fly home after.", "The tour ends … [T]he crews fly"),
+        ("The white house on the hill was sold last year.", "[The] white house on the hill"),
+    ],
+)
+def test_a_case_change_on_a_sentence_s_first_word_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found

@@ -760,6 +760,9 @@ def _find_bracketed(
     contents: list[str] = []
     nb = (len(parts) - 1) // 2
     lits = [parts[2 * i] for i in range(nb + 1)]
+    # where a bracket may change a letter's case: the quote's (or fragment's) first word, or
+    # the first word after a sentence end inside it
+    recase = [_starts_sentence("".join(parts[: 2 * i + 1])) for i in range(nb)]
     for i in range(nb + 1):
         lit = lits[i]
         if i > 0 and rx and rx[-1].endswith("#lstrip"):
@@ -793,7 +796,7 @@ def _find_bracketed(
         bad = None
         for i, content in enumerate(contents):
             got = m.group(f"b{i}")
-            bad = _bracket_problem(content, got)
+            bad = _bracket_problem(content, got, recase=recase[i])
             if bad is not None:
                 break
             if (got is not None and got == content) or got == f"[{content}]":
@@ -872,18 +875,39 @@ def _bracket_rx(
     return rf"(?P<o{i}>(?:(?P<{g}>{lit}|{c}|{run}) )?)", False, True
 
 
-def _bracket_problem(content: str, got: str | None) -> str | None:
+_SENTENCE_START = re.compile(r"(?:^|(\w*)[.!?][\"')\]\u201d\u2019]*\s+)[\"'(\u201c\u2018]*$")
+
+
+def _starts_sentence(before: str) -> bool:
+    """Whether a word after ``before`` (the quote's text up to it) opens the quote or a
+    sentence inside it: nothing but opening marks before it, or a sentence's end ("… it. [T]he"),
+    not an abbreviation's full stop ("Mr. [b]ush")."""
+    m = _SENTENCE_START.search(before)
+    return m is not None and not (m.group(1) and _abbreviation(m.group(1)))
+
+
+def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> str | None:
     """Why bracket ``[content]`` may not stand for the source's ``got`` (None: for nothing), or
-    None when the rule accepts it: the same letters (case may change), an insertion such as
-    [sic], or a reference (it, they, the former, ...) spelled out without any number,
-    negation, modal, quantifier, comparative or symbol."""
+    None when the rule accepts it: the same letters (case may change on the first word of the
+    quote or of a sentence in it, ``recase``), an insertion such as [sic], or a reference (it,
+    they, the former, ...) spelled out without any number, negation, modal, quantifier,
+    comparative or symbol."""
     low = content.strip().lower()
     if low in INSERTIONS:
         return None
     if got is None:
         return f"the bracketed '[{content}]' is not in the source"
-    if got.lower() == content.lower() or got == f"[{content}]":
+    if got == content or got == f"[{content}]":
         return None
+    if got.lower() == content.lower():
+        # past the first word, case makes the word: "[b]ush" is not "Bush", "[a]pple" not Apple
+        if recase and got.split()[1:] == content.split()[1:]:
+            return None
+        return (
+            f"the bracketed '[{content}]' changes the case of the source's '{got.strip()}': "
+            "case may change on the quote's first word only (or a sentence's, after its end "
+            "or an ellipsis)"
+        )
     if not _ALNUM.search(content):
         # "[...]", "[…]": an omission's mark, held to the ellipsis rules, never a replacement
         return f"the bracketed '[{content}]' marks an omission, not words that replace '{got}'"
