@@ -608,3 +608,30 @@ def test_a_bracket_may_change_case_only_where_a_sentence_starts(source: str, quo
 )
 def test_a_case_change_on_a_sentence_s_first_word_still_passes(source: str, quote: str) -> None:
     assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # an omission may not take the subject of the verb the quote goes on with
+        (
+            "The survey showed that the new vaccine was safe for most of the children tested.",
+            "The survey showed … was safe for most of the children tested",
+        ),
+        (
+            "Critics of the bill who live in rural districts have asked for a second vote.",
+            "Critics of the bill … have asked for a second vote",
+        ),
+        (
+            "The only bridge which the army had repaired could carry the heavy trucks again.",
+            "The only bridge … could carry the heavy trucks again",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_take_the_subject_of_the_next_verb(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+def test_an_ellipsis_leaving_out_an_aside_clause_still_passes() -> None:
+    text = "The old bridge, which the army had repaired in June, could carry the trucks again."
+    assert locate(text, "The old bridge … could carry the trucks again").found

@@ -31,6 +31,8 @@ from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, p
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
+    AUXILIARIES,
+    CLAUSE_OPENERS,
     FUNCTION_WORDS,
     INSERTIONS,
     NEGATIONS,
@@ -1206,6 +1208,17 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
             "the words after it are another clause's"
         )
         return False
+    opener = _FIRST_WORD.match(read)
+    if opener and opener.group(1).lower() in CLAUSE_OPENERS:
+        verb = _WORD_NEXT.match(text, y)
+        if verb and verb.group(1).lower() in AUXILIARIES:
+            # "argument … is a starting point" of "argument that the web is a starting point":
+            # the omission takes the subject of the verb the quote goes on with
+            problems.append(
+                f"the words left out at the ellipsis ('{' '.join(read.split()[:4])}') hold the "
+                f"subject of the quote's '{verb.group(1)}': the claim is made of another thing"
+            )
+            return False
     last = _LAST_WORDS.search(read)
     if last and _number_next(text, y):
         word = last.group(2).lower()
@@ -1225,6 +1238,7 @@ _ASIDE = re.compile(r"^\W*[(\[][^()\[\]]*[)\]]\W*$")
 _LAST_WORDS = re.compile(r"(?:([^\W\d_]+)\s+)?([^\W\d_]+)\W*$")
 _NUMBER_NEXT = re.compile(r"\s*[-+\u2212~\u2248$\u20ac\u00a3]?\d")
 _WORD_NEXT = re.compile(r"\s*([^\W\d_]+)")
+_FIRST_WORD = re.compile(r"([^\W\d_]+)\b")  # at the omission's very start: no comma before
 
 
 def _number_next(text: str, y: int) -> bool:

@@ -168,6 +168,12 @@ FUNCTION_WORDS = _wordset(
     il lo gli di del della e o con per che un una
     """
 )
+# Words that open a clause whose subject follows them ("that the web", "who", "which"): an
+# omission starting with one, where the quote goes on with AUXILIARIES ("argument … is a
+# starting point" of "argument that the web is a starting point"), takes away the subject of
+# the verb the quote goes on with, and the claim is made of another thing.
+CLAUSE_OPENERS = _wordset("that which who whom whose")
+AUXILIARIES = MODALS | _wordset("is are was were am has have had do does did")
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
 REFERENCES = _wordset(
     """
