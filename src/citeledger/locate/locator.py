@@ -1199,7 +1199,10 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
             "the words beside it; keep it, or leave out the whole phrase"
         )
         return False
-    joint = clause_joint(read) if _ALNUM.search(read) else None  # no words left out: no splice
+    # no words left out: no splice; whole sentences left out (the quote marks the end before,
+    # the omission ends with its own): nothing joined; an aside in parentheses joins nothing
+    whole = ended and _OMITTED_SENTENCE_END.search(read) and not _NEXT_LOWER.match(text, y)
+    joint = clause_joint(_PAREN_ASIDE.sub(" ", read)) if _ALNUM.search(read) and not whole else None
     if joint:
         # "the scheme component is required …; the other components may be empty": the words
         # after the gap belong to another clause, with another subject or object
@@ -1233,6 +1236,9 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     return True
 
 
+_OMITTED_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
+_NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
+_PAREN_ASIDE = re.compile(r"\([^()]*\)")
 _SENTENCE_OF_ITS_OWN = re.compile(r"^\W*[^\W\d_]+[.!?:]\W*$")
 _ASIDE = re.compile(r"^\W*[(\[][^()\[\]]*[)\]]\W*$")
 _LAST_WORDS = re.compile(r"(?:([^\W\d_]+)\s+)?([^\W\d_]+)\W*$")
