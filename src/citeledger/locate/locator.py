@@ -421,8 +421,8 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
             # every bracket is the source's own ("[60]", "[RFC1630]"): text like any other, so
             # the quote may differ from the source as any quote may (fuzzy, every rule held)
             got = _fuzzy(prepared, raw, core, tail, hint)
-            if got.found:
-                return got
+            if got.found and _brackets_there(core, got.source_quote or ""):
+                return got  # the source's brackets at this place, not "[m]" of another
         res = _refusal(
             prepared, plain, "the quote with its bracketed alterations is not in the source"
         )
@@ -842,6 +842,13 @@ def _source_brackets_only(prepared: Prepared, core: str) -> bool:
     """Whether every bracket of the quote stands in the source as it is ("[19]", "[RFC1630]")."""
     norm = prepared.norm
     return all(f"[{m.group(1)}]" in norm for m in _BRACKET.finditer(core))
+
+
+def _brackets_there(core: str, source: str) -> bool:
+    """Whether every bracket of the quote stands in this passage of the source as it is: a
+    source's "[m]" elsewhere does not make "[m]ixtures" text for "Mixtures" here."""
+    there = normalize_for_match(source)
+    return all(f"[{m.group(1)}]" in there for m in _BRACKET.finditer(core))
 
 
 def _bracket_rx(
