@@ -42,8 +42,8 @@ from citeledger.locate.wordlists import (
     clause_joint,
     determiner_for_more,
     first_meaningful,
+    is_negation,
     is_reference,
-    word_class,
 )
 from citeledger.model import Edit, LocateResult
 
@@ -258,15 +258,13 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
 
 
-# The source's word right before the quote (or right after it), with nothing but a space or a
-# line break between: its scope runs into the quote.
-_WORD_BEFORE_QUOTE = re.compile(r"([^\W\d_]+(?:['\u2019][^\W\d_]+)*)[^\S\n]*\n?[^\S\n]*$")
+# The source's word right after the quote, with nothing but a space or a line break between:
+# its scope runs into the quote.
 _WORD_AFTER_QUOTE = re.compile(r"[^\S\n]*(?:\n[^\S\n]*)?([^\W\d_]+(?:['\u2019][^\W\d_]+)*)")
 # The source's sentence goes on after the quote: a word on the same line, or on the next line
 # in lower case (a wrapped line), closing marks of its own before it at most.
 _GOES_ON = re.compile(r"[\"'\u201d\u2019)\]]*(?:[^\S\n]*[^\W_]|[^\S\n]*\n[^\S\n]*[^\W\d_A-Z])")
 _CLOSERS = "\"')]}\u201d\u2019 "
-_REVERSING = ("negation",)
 
 
 def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
@@ -275,25 +273,36 @@ def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     to ..."), nor stop right before one ("she did" of "she did not"), nor end with a full stop
     of its own where the source's sentence goes on ("every minute." of "every minute until
     ..."): the words beside it reverse or qualify what it says."""
-    m = _WORD_BEFORE_QUOTE.search(text, max(0, cs - 40), cs)
-    if m is not None and m.end() == cs and word_class(m.group(1)) in _REVERSING:
-        return (
-            f"the quote starts right after the source's '{m.group(1)}', which reverses or "
-            "qualifies it: quote from that word"
-        )
+    if cs > 0 and text[cs - 1].isspace():
+        # the word before, as it stands ("not," is punctuated); a negation is short, so a
+        # word the 16 characters cut is none
+        head = text[max(0, cs - 16) : cs]
+        words = head.split()
+        word = words[-1:] if len(words) > 1 or cs <= 16 or not text[cs - 17].isalnum() else []
+        if (
+            word
+            and head.count("\n", len(head.rstrip())) <= 1  # a blank line ends its scope
+            and is_negation(word[0].lstrip("(\"'\u201c\u2018"))
+        ):
+            return (
+                f"the quote starts right after the source's '{word[0]}', which reverses or "
+                "qualifies it: quote from that word"
+            )
     if ce >= len(text):
         return None
     if text[ce - 1].isalnum():  # no punctuation of the source's closes the quote
         m = _WORD_AFTER_QUOTE.match(text, ce)
-        if m is not None and word_class(m.group(1)) in _REVERSING:
+        if m is not None and is_negation(m.group(1)):
             return (
                 f"the quote stops right before the source's '{m.group(1)}', which reverses or "
                 "qualifies it: quote up to the end of that phrase"
             )
     body = raw.rstrip(_CLOSERS)
-    if body.endswith((".", "!", "?")) and not _TRAILING_DOTS.search(body):
-        said = text[cs:ce].rstrip(_CLOSERS)
-        if not said.endswith((".", "!", "?")) and _GOES_ON.match(text, ce):
+    if body.endswith((".", "!", "?")) and not body.endswith(("..", ". .")):
+        k = ce
+        while k > cs and text[k - 1] in _CLOSERS:
+            k -= 1
+        if text[k - 1] not in ".!?" and _GOES_ON.match(text, ce):
             return (
                 "the quote ends with a full stop of its own where the source's sentence goes "
                 "on: end the quote without it, or quote the rest of the sentence"
@@ -301,7 +310,6 @@ def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     return None
 
 
-_TRAILING_DOTS = re.compile(r"(?:\.\s?\.|\u2026)$")
 _NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
 _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(
@@ -884,15 +892,17 @@ def _bracket_rx(
     return rf"(?P<o{i}>(?:(?P<{g}>{lit}|{c}|{run}) )?)", False, True
 
 
-_SENTENCE_START = re.compile(r"(?:^|(\w*)[.!?][\"')\]\u201d\u2019]*\s+)[\"'(\u201c\u2018]*$")
+_SENTENCE_START = re.compile(r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+[\"'(\u201c\u2018]*$")
 
 
 def _starts_sentence(before: str) -> bool:
     """Whether a word after ``before`` (the quote's text up to it) opens the quote or a
     sentence inside it: nothing but opening marks before it, or a sentence's end ("… it. [T]he"),
     not an abbreviation's full stop ("Mr. [b]ush")."""
-    m = _SENTENCE_START.search(before)
-    return m is not None and not (m.group(1) and _abbreviation(m.group(1)))
+    if not before.strip(" \"'(\u201c\u2018"):
+        return True
+    m = _SENTENCE_START.search(before, max(0, len(before) - 24))
+    return m is not None and bool(m.group(1) is None or not _abbreviation(m.group(1)))
 
 
 def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> str | None:
@@ -1209,7 +1219,8 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # no words left out: no splice; whole sentences left out (the quote marks the end before,
     # the omission ends with its own): nothing joined; an aside in parentheses joins nothing
     whole = ended and _OMITTED_SENTENCE_END.search(read) and not _NEXT_LOWER.match(text, y)
-    joint = clause_joint(_PAREN_ASIDE.sub(" ", read)) if _ALNUM.search(read) and not whole else None
+    plain = _PAREN_ASIDE.sub(" ", read) if "(" in read else read
+    joint = clause_joint(plain) if _ALNUM.search(read) and not whole else None
     if joint:
         # "the scheme component is required …; the other components may be empty": the words
         # after the gap belong to another clause, with another subject or object

@@ -219,7 +219,7 @@ _PHRASE = re.compile(
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
 _SO_CALLED = re.compile(r"\bso[\s\-\u2010\u2011]*called\b")
 _CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
-_ELIDED_NE = ("n'", "n’")
+_CLASS_STARTS = (*NEGATIVE_PREFIXES, "n'", "n’")  # "un-", "non-", French "n'"
 
 
 def is_reference(span: str) -> bool:
@@ -242,6 +242,18 @@ def determiner_for_more(content: str, got: str) -> bool:
         return False
     said = got.lower().split()
     return not (len(said) == 1 and said[0] in _ONE_DETERMINER)
+
+
+def is_negation(word: str) -> bool:
+    """Whether ``word`` is of the negation class (``word_class``), at a set look-up's cost: a
+    quote's edges are checked with it on every quote found."""
+    w = word.lower()
+    if w in NEGATIONS:
+        return True
+    if "'" not in w and "\u2019" not in w:
+        return False
+    w = w.replace("\u2019", "'")
+    return w.endswith("n't") or (w.startswith("n'") and len(w) > 3)
 
 
 def word_class(word: str) -> str | None:
@@ -284,10 +296,7 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
         lw = w.lower()
         cls = get(lw)
         if cls is None and (
-            lw[0].isdigit()
-            or lw.endswith(_CLASS_ENDINGS)
-            or lw.startswith(NEGATIVE_PREFIXES)
-            or lw.startswith(_ELIDED_NE)
+            lw[0].isdigit() or lw.endswith(_CLASS_ENDINGS) or lw.startswith(_CLASS_STARTS)
         ):
             cls = word_class(lw)  # the cheap test says it may be one
         if cls is not None:
