@@ -111,8 +111,16 @@ def test_every_kind_is_measured_on_enough_cases_and_every_honest_kind_is_found(
         "words_joined",
         "scare_quotes_added",
         "quote_marks_removed",
+        "bracket_for_listed_word",
+        "bracket_case_midquote",
+        "starts_after_negation",
+        "stops_before_negation",
+        "full_stop_where_source_goes_on",
+        "ellipsis_takes_subject",
     ):
         assert len(seen.get((kind, False), [])) >= 40, kind
+    assert seen.get(("ellipsis_foreign_negation", False)), "no foreign negation omitted"
+    assert seen.get(("ellipsis_aside_clause", True)), "no honest aside clause omitted"
 
 
 def test_honest_quotes_are_found_at_their_own_words(batch: tuple[list[dict], list[dict]]) -> None:

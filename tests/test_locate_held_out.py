@@ -494,3 +494,228 @@ def test_a_line_end_hyphen_may_go_and_a_kept_hyphen_passes() -> None:
     assert locate(source, "He will re-sign the contract").found
     assert locate(source, "a long linebreak here").found
     assert locate(source, "a cooperate co-operate").found  # the joined form is the source's too
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a reference in brackets may not take the place of a listed word of the source
+        ("The inspectors found no trace of the solvent in the river.", "found [the] trace of"),
+        ("Only night shifts were told to leave the plant early.", "[The] night shifts were told"),
+        ("The fund will cover some of the repairs to the old school.", "will cover [it] of the"),
+        ("The council rejected several proposals for the new park.", "rejected [they] for the"),
+        ("She could see nothing through the fog on the bay that night.", "could see [it] through"),
+        ("He kept everything in a locked drawer of his old desk.", "He kept [it] in a locked"),
+        ("They asked someone at the desk for the keys to the hall.", "asked [him] at the desk"),
+        ("Few residents of the valley had heard of the plan at all.", "[The] residents of the"),
+        # a determiner in brackets stands for one determiner, not for the words after it
+        ("The court struck down the forged will of the late owner.", "struck down [the] will of"),
+        ("Police found a stolen van near the bridge on Tuesday.", "Police found [the] van near"),
+    ],
+)
+def test_a_bracket_may_not_stand_for_a_listed_word_or_leave_words_out(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("The inspectors said it was found in the river.", "said [the solvent] was found"),
+        ("Police found a van near the bridge on Tuesday.", "Police found [the] van near"),
+        ("Two plans came up, and the former was dropped.", "and [the merger] was dropped"),
+        ("It was approved by the council in the end.", "[The budget] was approved by"),
+    ],
+)
+def test_a_bracket_spelling_out_a_reference_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a negation in the source's own language, left out at an ellipsis
+        (
+            "Le ministre ne signera jamais un accord sans le vote du parlement européen.",
+            "Le ministre ne … un accord sans le vote du parlement européen",
+        ),
+        (
+            "Le maire n'a pas répondu aux questions posées par les habitants du quartier.",
+            "Le maire … répondu aux questions posées par les habitants du quartier",
+        ),
+        (
+            "Die Regierung hat keine neuen Steuern für kleine Betriebe geplant, sagte er.",
+            "Die Regierung hat … neuen Steuern für kleine Betriebe geplant",
+        ),
+        (
+            "Der Vertrag wurde ohne Zustimmung des Rates in Kraft gesetzt und gilt seitdem.",
+            "Der Vertrag wurde … des Rates in Kraft gesetzt und gilt seitdem",
+        ),
+        (
+            "O governo não aprovou o novo orçamento para as escolas públicas do estado.",
+            "O governo … aprovou o novo orçamento para as escolas públicas do estado",
+        ),
+        (
+            "El tribunal nunca admitió las pruebas presentadas por la defensa del acusado.",
+            "El tribunal … admitió las pruebas presentadas por la defensa del acusado",
+        ),
+        (
+            "Il comune non ha mai chiuso la scuola durante i mesi più freddi dell'anno.",
+            "Il comune non ha … chiuso la scuola durante i mesi più freddi dell'anno",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_hide_a_negation_in_any_covered_language(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found
+
+
+def test_a_foreign_omission_without_a_negation_still_passes() -> None:
+    text = "Le ministre a signé hier soir un accord avec le vote du parlement européen à Bruxelles."
+    assert locate(text, "Le ministre a signé … un accord avec le vote du parlement européen").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a quote may not start right after the source's negation ...
+        ("Residents were not entitled to the same benefits as workers.", "entitled to the same"),
+        ("The panel could not\nconfirm the figures it had been sent.", "confirm the figures it"),
+        ("We don't expect the bridge to reopen before the spring.", "expect the bridge to reopen"),
+        ("Il ne faut pas oublier les victimes de la guerre civile.", "oublier les victimes de la"),
+        ("Das Gericht hat die Klage nicht abgewiesen, sagte sie.", "abgewiesen, sagte sie"),
+        # ... nor stop right before it
+        ("The new filter did not reduce the noise in the samples.", "The new filter did"),
+        ("She said the plan would never work without more staff.", "She said the plan would"),
+        # nor end with a full stop of its own where the source's sentence goes on
+        (
+            "The alarm goes off every hour until someone resets it.",
+            "The alarm goes off every hour.",
+        ),
+        (
+            "Prices stayed flat in the second quarter\nof the year.",
+            "Prices stayed flat in the second quarter.",
+        ),
+    ],
+)
+def test_a_quote_may_not_start_or_stop_beside_a_reversing_word(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("No. The plan was dropped in the spring.", "The plan was dropped"),
+        ("The plan was dropped. Nothing else changed.", "The plan was dropped."),
+        ("The plan was dropped, not delayed, in May.", "The plan was dropped"),
+        (
+            "The alarm goes off every hour until someone resets it.",
+            "The alarm goes off every hour …",
+        ),
+        (
+            "The alarm goes off every hour, until someone resets it.",
+            "The alarm goes off every hour.",
+        ),
+        ("Overview\nThe plan was dropped in the spring.", "Overview."),
+    ],
+)
+def test_a_quote_beside_punctuation_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # past the quote's first word, a bracket may not change a word's case
+        ("The tour ends in Paris before the crews fly home.", "The tour ends in [p]aris before"),
+        ("Shares of Apple rose after the launch in March.", "Shares of [a]pple rose after"),
+        ("He met the Bush family at the ranch in Texas.", "He met the [b]ush family at"),
+        ("Mr. Bush spoke to reporters on the lawn today.", "Mr. [b]ush spoke to reporters"),
+        ("She joined the White House staff in the spring.", "She joined the [white house] staff"),
+        ("The white house on the hill was sold last year.", "[The White House] on the hill"),
+    ],
+)
+def test_a_bracket_may_change_case_only_where_a_sentence_starts(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("the tour ends in Paris before the crews fly home.", "[T]he tour ends in Paris"),
+        ("The tour ends in Paris. the crews fly home after.", "in Paris. [T]he crews fly home"),
+        ("The tour ends in Paris and the crews fly home after.", "The tour ends … [T]he crews fly"),
+        ("The white house on the hill was sold last year.", "[The] white house on the hill"),
+    ],
+)
+def test_a_case_change_on_a_sentence_s_first_word_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # an omission may not take the subject of the verb the quote goes on with
+        (
+            "The survey showed that the new vaccine was safe for most of the children tested.",
+            "The survey showed … was safe for most of the children tested",
+        ),
+        (
+            "Critics of the bill who live in rural districts have asked for a second vote.",
+            "Critics of the bill … have asked for a second vote",
+        ),
+        (
+            "The only bridge which the army had repaired could carry the heavy trucks again.",
+            "The only bridge … could carry the heavy trucks again",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_take_the_subject_of_the_next_verb(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+def test_an_ellipsis_leaving_out_an_aside_clause_still_passes() -> None:
+    text = "The old bridge, which the army had repaired in June, could carry the trucks again."
+    assert locate(text, "The old bridge … could carry the trucks again").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # an "or" or "and" inside a closed aside in parentheses joins no clauses
+        (
+            "The kiln was fired twice a week (on Mondays or Thursdays) by the two apprentices.",
+            "The kiln was fired twice a week … by the two apprentices",
+        ),
+        # whole sentences left out join nothing, whatever they hold
+        (
+            "The kiln was fired twice a week. The clay came from the river, and the wood from "
+            "the hills. Its pots were sold at the market in town.",
+            "The kiln was fired twice a week. … Its pots were sold at the market in town",
+        ),
+    ],
+)
+def test_an_omission_that_joins_no_clauses_still_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The kiln was fired twice a week (but not in winter) by the two apprentices.",
+            "The kiln was fired twice a week … by the two apprentices",
+        ),
+        (
+            "The kiln was fired twice a week. The clay came from the river, and the wood "
+            "came from the hills.",
+            "The kiln was fired twice a week. … the wood came from the hills",
+        ),
+    ],
+)
+def test_an_aside_or_a_sentence_still_may_not_hide_a_listed_word_or_a_joint(
+    source: str, quote: str
+) -> None:
+    assert not locate(source, quote).found

@@ -31,6 +31,8 @@ from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, p
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
+    AUXILIARIES,
+    CLAUSE_OPENERS,
     FUNCTION_WORDS,
     INSERTIONS,
     NEGATIONS,
@@ -38,7 +40,9 @@ from citeledger.locate.wordlists import (
     SYMBOLS,
     UNITS,
     clause_joint,
+    determiner_for_more,
     first_meaningful,
+    is_negation,
     is_reference,
 )
 from citeledger.model import Edit, LocateResult
@@ -212,6 +216,8 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     problem = _cut_number_problem(raw, prepared.text, res.char_end)
     if problem is None:
         problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
+    if problem is None:
+        problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
@@ -254,6 +260,58 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     elif not (unit.lower() in NUMBER_WORDS or unit.lower() in UNITS):
         return None  # any other word: the number's phrase may end there
     return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
+
+
+# The source's word right after the quote, with nothing but a space or a line break between:
+# its scope runs into the quote.
+_WORD_AFTER_QUOTE = re.compile(r"[^\S\n]*(?:\n[^\S\n]*)?([^\W\d_]+(?:['\u2019][^\W\d_]+)*)")
+# The source's sentence goes on after the quote: a word on the same line, or on the next line
+# in lower case (a wrapped line), closing marks of its own before it at most.
+_GOES_ON = re.compile(r"[\"'\u201d\u2019)\]]*(?:[^\S\n]*[^\W_]|[^\S\n]*\n[^\S\n]*[^\W\d_A-Z])")
+_CLOSERS = "\"')]}\u201d\u2019 "
+
+
+def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
+    """A quote must not mean what its source does not by where it starts or stops: it may not
+    start right after the source's negation ("entitled to the same rights" of "not entitled
+    to ..."), nor stop right before one ("she did" of "she did not"), nor end with a full stop
+    of its own where the source's sentence goes on ("every minute." of "every minute until
+    ..."): the words beside it reverse or qualify what it says."""
+    if cs > 0 and text[cs - 1].isspace():
+        # the word before, as it stands ("not," is punctuated); a negation is short, so a
+        # word the 16 characters cut is none
+        head = text[max(0, cs - 16) : cs]
+        words = head.split()
+        word = words[-1:] if len(words) > 1 or cs <= 16 or not text[cs - 17].isalnum() else []
+        if (
+            word
+            and head.count("\n", len(head.rstrip())) <= 1  # a blank line ends its scope
+            and is_negation(word[0].lstrip("(\"'\u201c\u2018"))
+        ):
+            return (
+                f"the quote starts right after the source's '{word[0]}', which reverses or "
+                "qualifies it: quote from that word"
+            )
+    if ce >= len(text):
+        return None
+    if text[ce - 1].isalnum():  # no punctuation of the source's closes the quote
+        m = _WORD_AFTER_QUOTE.match(text, ce)
+        if m is not None and is_negation(m.group(1)):
+            return (
+                f"the quote stops right before the source's '{m.group(1)}', which reverses or "
+                "qualifies it: quote up to the end of that phrase"
+            )
+    body = raw.rstrip(_CLOSERS)
+    if body.endswith((".", "!", "?")) and not body.endswith(("..", ". .")):
+        k = ce
+        while k > cs and text[k - 1] in _CLOSERS:
+            k -= 1
+        if text[k - 1] not in ".!?" and _GOES_ON.match(text, ce):
+            return (
+                "the quote ends with a full stop of its own where the source's sentence goes "
+                "on: end the quote without it, or quote the rest of the sentence"
+            )
+    return None
 
 
 _NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
@@ -409,8 +467,8 @@ def _locate_inner(prepared: Prepared, quote: str, hint: int | None) -> LocateRes
             # every bracket is the source's own ("[60]", "[RFC1630]"): text like any other, so
             # the quote may differ from the source as any quote may (fuzzy, every rule held)
             got = _fuzzy(prepared, raw, core, tail, hint)
-            if got.found:
-                return got
+            if got.found and _brackets_there(core, got.source_quote or ""):
+                return got  # the source's brackets at this place, not "[m]" of another
         res = _refusal(
             prepared, plain, "the quote with its bracketed alterations is not in the source"
         )
@@ -750,6 +808,9 @@ def _find_bracketed(
     contents: list[str] = []
     nb = (len(parts) - 1) // 2
     lits = [parts[2 * i] for i in range(nb + 1)]
+    # where a bracket may change a letter's case: the quote's (or fragment's) first word, or
+    # the first word after a sentence end inside it
+    recase = [_starts_sentence("".join(parts[: 2 * i + 1])) for i in range(nb)]
     for i in range(nb + 1):
         lit = lits[i]
         if i > 0 and rx and rx[-1].endswith("#lstrip"):
@@ -783,7 +844,7 @@ def _find_bracketed(
         bad = None
         for i, content in enumerate(contents):
             got = m.group(f"b{i}")
-            bad = _bracket_problem(content, got)
+            bad = _bracket_problem(content, got, recase=recase[i])
             if bad is not None:
                 break
             if (got is not None and got == content) or got == f"[{content}]":
@@ -829,6 +890,13 @@ def _source_brackets_only(prepared: Prepared, core: str) -> bool:
     return all(f"[{m.group(1)}]" in norm for m in _BRACKET.finditer(core))
 
 
+def _brackets_there(core: str, source: str) -> bool:
+    """Whether every bracket of the quote stands in this passage of the source as it is: a
+    source's "[m]" elsewhere does not make "[m]ixtures" text for "Mixtures" here."""
+    there = normalize_for_match(source)
+    return all(f"[{m.group(1)}]" in there for m in _BRACKET.finditer(core))
+
+
 def _bracket_rx(
     i: int, content: str, left: str, right: str, *, last: bool = False
 ) -> tuple[str, bool, bool]:
@@ -862,18 +930,41 @@ def _bracket_rx(
     return rf"(?P<o{i}>(?:(?P<{g}>{lit}|{c}|{run}) )?)", False, True
 
 
-def _bracket_problem(content: str, got: str | None) -> str | None:
+_SENTENCE_START = re.compile(r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+[\"'(\u201c\u2018]*$")
+
+
+def _starts_sentence(before: str) -> bool:
+    """Whether a word after ``before`` (the quote's text up to it) opens the quote or a
+    sentence inside it: nothing but opening marks before it, or a sentence's end ("… it. [T]he"),
+    not an abbreviation's full stop ("Mr. [b]ush")."""
+    if not before.strip(" \"'(\u201c\u2018"):
+        return True
+    m = _SENTENCE_START.search(before, max(0, len(before) - 24))
+    return m is not None and bool(m.group(1) is None or not _abbreviation(m.group(1)))
+
+
+def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> str | None:
     """Why bracket ``[content]`` may not stand for the source's ``got`` (None: for nothing), or
-    None when the rule accepts it: the same letters (case may change), an insertion such as
-    [sic], or a reference (it, they, the former, ...) spelled out without any number,
-    negation, modal, quantifier, comparative or symbol."""
+    None when the rule accepts it: the same letters (case may change on the first word of the
+    quote or of a sentence in it, ``recase``), an insertion such as [sic], or a reference (it,
+    they, the former, ...) spelled out without any number, negation, modal, quantifier,
+    comparative or symbol."""
     low = content.strip().lower()
     if low in INSERTIONS:
         return None
     if got is None:
         return f"the bracketed '[{content}]' is not in the source"
-    if got.lower() == content.lower() or got == f"[{content}]":
+    if got == content or got == f"[{content}]":
         return None
+    if got.lower() == content.lower():
+        # past the first word, case makes the word: "[b]ush" is not "Bush", "[a]pple" not Apple
+        if recase and got.split()[1:] == content.split()[1:]:
+            return None
+        return (
+            f"the bracketed '[{content}]' changes the case of the source's '{got.strip()}': "
+            "case may change on the quote's first word only (or a sentence's, after its end "
+            "or an ellipsis)"
+        )
     if not _ALNUM.search(content):
         # "[...]", "[…]": an omission's mark, held to the ellipsis rules, never a replacement
         return f"the bracketed '[{content}]' marks an omission, not words that replace '{got}'"
@@ -882,6 +973,18 @@ def _bracket_problem(content: str, got: str | None) -> str | None:
         return (
             f"the bracketed '[{content}]' stands for '{got}': a {said[1]} ('{said[0]}') may "
             "never come from a bracket"
+        )
+    # nor go: "[the]" for "any", "[they]" for "few ways", "[it]" for "nothing"
+    held = None if is_reference(got) else first_meaningful(got)  # "the said" is a reference
+    if held is not None:
+        return (
+            f"the bracketed '[{content}]' stands for '{got.strip()}': a {held[1]} "
+            f"('{held[0]}') of the source may never be replaced by a bracket"
+        )
+    if determiner_for_more(content, got):
+        return (
+            f"the bracketed '[{content}]' stands for '{got.strip()}': a determiner in brackets "
+            "may stand for one determiner of the source, not leave its other words out"
         )
     if is_reference(got) and is_reference(content):
         # "[they]" for "it", "[he]" for "she": another reference, not what this one refers to
@@ -1151,7 +1254,11 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
             "the words beside it; keep it, or leave out the whole phrase"
         )
         return False
-    joint = clause_joint(read) if _ALNUM.search(read) else None  # no words left out: no splice
+    # no words left out: no splice; whole sentences left out (the quote marks the end before,
+    # the omission ends with its own): nothing joined; an aside in parentheses joins nothing
+    whole = ended and _OMITTED_SENTENCE_END.search(read) and not _NEXT_LOWER.match(text, y)
+    plain = _PAREN_ASIDE.sub(" ", read) if "(" in read else read
+    joint = clause_joint(plain) if _ALNUM.search(read) and not whole else None
     if joint:
         # "the scheme component is required …; the other components may be empty": the words
         # after the gap belong to another clause, with another subject or object
@@ -1160,6 +1267,17 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
             "the words after it are another clause's"
         )
         return False
+    opener = _FIRST_WORD.match(read)
+    if opener and opener.group(1).lower() in CLAUSE_OPENERS:
+        verb = _WORD_NEXT.match(text, y)
+        if verb and verb.group(1).lower() in AUXILIARIES:
+            # "argument … is a starting point" of "argument that the web is a starting point":
+            # the omission takes the subject of the verb the quote goes on with
+            problems.append(
+                f"the words left out at the ellipsis ('{' '.join(read.split()[:4])}') hold the "
+                f"subject of the quote's '{verb.group(1)}': the claim is made of another thing"
+            )
+            return False
     last = _LAST_WORDS.search(read)
     if last and _number_next(text, y):
         word = last.group(2).lower()
@@ -1174,11 +1292,15 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     return True
 
 
+_OMITTED_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
+_NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
+_PAREN_ASIDE = re.compile(r"\([^()]*\)")
 _SENTENCE_OF_ITS_OWN = re.compile(r"^\W*[^\W\d_]+[.!?:]\W*$")
 _ASIDE = re.compile(r"^\W*[(\[][^()\[\]]*[)\]]\W*$")
 _LAST_WORDS = re.compile(r"(?:([^\W\d_]+)\s+)?([^\W\d_]+)\W*$")
 _NUMBER_NEXT = re.compile(r"\s*[-+\u2212~\u2248$\u20ac\u00a3]?\d")
 _WORD_NEXT = re.compile(r"\s*([^\W\d_]+)")
+_FIRST_WORD = re.compile(r"([^\W\d_]+)\b")  # at the omission's very start: no comma before
 
 
 def _number_next(text: str, y: int) -> bool:

@@ -23,6 +23,17 @@ NEGATIONS = _wordset(
     not no never without none nor cannot neither nobody nothing nowhere noone non hardly
     scarcely barely rarely seldom
     """
+    # ... and of every language FUNCTION_WORDS covers: French, Spanish, Portuguese, German,
+    # Italian ("ne … pas", "não", "kein", "senza"; French "n'" is word_class's). Not Italian
+    # "mai": French for May ("le 4 mai"), and "non" carries the negation it goes with.
+    """
+    ne pas jamais rien personne aucun aucune aucuns aucunes nul nulle nullement guère sans ni
+    nunca jamás nada nadie ningún ninguno ninguna ningunos ningunas tampoco sin apenas
+    não nem sem nenhum nenhuma nenhuns nenhumas ninguém tampouco jamais
+    nicht nie niemals kein keine keinen keinem keiner keines nichts niemand niemanden
+    niemandem nirgends nirgendwo ohne weder kaum
+    niente nulla nessuno nessuna nessun senza né neanche nemmeno neppure
+    """
 )
 MODALS = _wordset("may might must can could should would shall will ought need needs")
 HEDGES = _wordset(
@@ -42,7 +53,8 @@ QUANTIFIERS = _wordset(
     all every each any some most many much few several both either only always entirely
     wholly fully completely totally none half majority minority just merely simply solely
     purely exclusively mere sole little enough numerous plenty per maximum minimum average
-    median total
+    median total everything anything something everyone anyone someone everybody anybody
+    somebody everywhere anywhere somewhere
     """
 )
 # Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
@@ -156,6 +168,12 @@ FUNCTION_WORDS = _wordset(
     il lo gli di del della e o con per che un una
     """
 )
+# Words that open a clause whose subject follows them ("that the web", "who", "which"): an
+# omission starting with one, where the quote goes on with AUXILIARIES ("argument … is a
+# starting point" of "argument that the web is a starting point"), takes away the subject of
+# the verb the quote goes on with, and the claim is made of another thing.
+CLAUSE_OPENERS = _wordset("that which who whom whose")
+AUXILIARIES = MODALS | _wordset("is are was were am has have had do does did")
 # What a bracket may stand for: a reference the quoter spells out ("[the committee]" for "it").
 REFERENCES = _wordset(
     """
@@ -167,6 +185,9 @@ REFERENCES = _wordset(
 # adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
 DETERMINERS = _wordset("the this that these those")
+# What a bracket of determiners alone ("[the]") may stand for: one such word, never a span
+# ("[the]" for "the fake" leaves a word out; for "a" it is one article for another).
+_ONE_DETERMINER = REFERENCES | _wordset("a an")
 # Brackets that insert nothing of the source and change no word of it.
 INSERTIONS = frozenset({"sic", "sic!", "emphasis added", "emphasis mine", "italics added"})
 # Symbols are tokens: any of these added, dropped or changed is a difference.
@@ -198,6 +219,7 @@ _PHRASE = re.compile(
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
 _SO_CALLED = re.compile(r"\bso[\s\-\u2010\u2011]*called\b")
 _CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
+_CLASS_STARTS = (*NEGATIVE_PREFIXES, "n'", "n’")  # "un-", "non-", French "n'"
 
 
 def is_reference(span: str) -> bool:
@@ -212,6 +234,28 @@ def is_reference(span: str) -> bool:
     return all(w in REFERENCES for w in words)
 
 
+def determiner_for_more(content: str, got: str) -> bool:
+    """Whether a bracket of determiners alone ("[the]", "[this]") stands for more than one
+    determiner of the source: "[the]" for "the fake" or "a retracted" leaves words out."""
+    words = content.lower().split()
+    if not words or not all(w in DETERMINERS for w in words):
+        return False
+    said = got.lower().split()
+    return not (len(said) == 1 and said[0] in _ONE_DETERMINER)
+
+
+def is_negation(word: str) -> bool:
+    """Whether ``word`` is of the negation class (``word_class``), at a set look-up's cost: a
+    quote's edges are checked with it on every quote found."""
+    w = word.lower()
+    if w in NEGATIONS:
+        return True
+    if "'" not in w and "\u2019" not in w:
+        return False
+    w = w.replace("\u2019", "'")
+    return w.endswith("n't") or (w.startswith("n'") and len(w) > 3)
+
+
 def word_class(word: str) -> str | None:
     """Which meaning-carrying class ``word`` belongs to ("negation", "number", ...), if any."""
     w = word.lower().replace("’", "'")
@@ -220,8 +264,8 @@ def word_class(word: str) -> str | None:
         return cls
     if _DIGIT.search(w):
         return "number"
-    if w.endswith("n't"):
-        return "negation"
+    if w.endswith("n't") or (w.startswith("n'") and len(w) > 3):
+        return "negation"  # "can't"; French "n'était", "n'ont"
     if w.endswith(("'ll", "'d")) and len(w) >= 3:
         return "modal"  # "we'd", "that'll": would, will (or had: an auxiliary all the same)
     if w.endswith("less") and len(w) > 6:
@@ -252,7 +296,7 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
         lw = w.lower()
         cls = get(lw)
         if cls is None and (
-            lw[0].isdigit() or lw.endswith(_CLASS_ENDINGS) or lw.startswith(NEGATIVE_PREFIXES)
+            lw[0].isdigit() or lw.endswith(_CLASS_ENDINGS) or lw.startswith(_CLASS_STARTS)
         ):
             cls = word_class(lw)  # the cheap test says it may be one
         if cls is not None:
