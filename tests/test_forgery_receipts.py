@@ -1,0 +1,153 @@
+"""Receipt against evidence (review r1 of stop 19: A1, A4, A8, B1): a receipt hand-edited to
+claim more than the check found, and an evidence file whose side records say something else, are
+not checked — and a malformed record is a reason, never a traceback.
+
+Each case starts from a genuine ``citeledger verify`` of a local file, then tampers the way the
+review did (the ledger's lines edited as text, a record of the evidence file rewritten), and
+asks the real ``citeledger check``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeledger.cli import main
+from citeledger.ledger import load_ledger
+from citeledger.model import Receipt
+
+SOURCE = (
+    "Report A.\n\nUnder the rules the board adopted in 2019 and amended in 2024, an appeal must "
+    "be received within 60 days of the date of the decision letter.\n"
+)
+QUOTE = (
+    "Under the rules the board adopted in 2019 and amended in 2024, an appeal must be received "
+    "within 60 days of the date of the decision letter."
+)
+
+
+def _sha(s: str) -> str:
+    return hashlib.sha256(s.encode("utf-8")).hexdigest()
+
+
+def _verified(tmp_path: Path, name: str, body: bytes, quote: str, locator: str = "") -> Path:
+    """A one-source project, verified by the real command: the ledger."""
+    (tmp_path / "sources").mkdir(exist_ok=True)
+    (tmp_path / "sources" / name).write_bytes(body)
+    where = f"\n        locator: {locator}" if locator else ""
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  a:\n    file: sources/{name}\n    title: Report A\n    quotes:\n"
+        f"      - text: {json.dumps(quote)}{where}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "doc.md").write_text("Appeals take 60 days [@a].\n", encoding="utf-8")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    return ledger
+
+
+def _receipt(ledger: Path) -> Receipt:
+    receipt = load_ledger(ledger).sources["a"].quotes[0].latest
+    assert receipt is not None and receipt.outcome == "found"
+    return receipt
+
+
+def _edit(ledger: Path, **fields: Any) -> None:
+    """Rewrite (or, for None, delete) receipt lines as a forger with an editor would."""
+    text = ledger.read_text(encoding="utf-8")
+    for name, value in fields.items():
+        line = re.compile(rf"^( +){name}: .*\n", re.MULTILINE)
+        assert line.search(text), name
+        if value is None:
+            text = line.sub("", text, count=1)
+        else:
+            shown = json.dumps(value) if isinstance(value, str) else str(value)
+            text = line.sub(lambda m, n=name, v=shown: f"{m.group(1)}{n}: {v}\n", text, count=1)
+    ledger.write_text(text, encoding="utf-8")
+
+
+def _check(tmp_path: Path, ledger: Path) -> dict[str, Any]:
+    """The real ``citeledger check``: the one citation's entry of its JSON report."""
+    out = tmp_path / "report.json"
+    code = main(["check", str(tmp_path / "doc.md"), "--ledger", str(ledger), "--json", str(out)])
+    [citation] = json.loads(out.read_text(encoding="utf-8"))["citations"]
+    assert code == (0 if citation["state"] == "checked" else 1), citation
+    return dict(citation)
+
+
+# --- A1: the build's re-check of a span accepts only what locating the whole text accepts --------
+
+
+def test_a_span_moved_so_the_window_cuts_a_number_is_not_checked(tmp_path: Path) -> None:
+    """The review's case: "…received within 6" is refused in the whole text ("within 60
+    days"); a receipt whose span was moved so that the re-check's window ended after the "6"
+    made it checked."""
+    ledger = _verified(tmp_path, "a.txt", SOURCE.encode(), QUOTE)
+    assert _check(tmp_path, ledger)["state"] == "checked"
+    cut = QUOTE[: QUOTE.index("within 60") + len("within 6")]
+    assert main(["locate", str(tmp_path / "sources" / "a.txt"), cut]) != 0  # refused whole
+    start = _receipt(ledger).char_start
+    assert start is not None
+    end = SOURCE.index("within 60") + len("within 6") - 64  # the old window ends after the 6
+    ledger.write_text(
+        ledger.read_text(encoding="utf-8").replace(f"text: {json.dumps(QUOTE)}", f"text: {cut!r}"),
+        encoding="utf-8",
+    )
+    _edit(
+        ledger,
+        writer_quote_sha256=_sha(cut),
+        char_end=end,
+        quote=SOURCE[start:end],
+        quote_sha256=_sha(SOURCE[start:end]),
+    )
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "tampered", got
+
+
+@pytest.mark.parametrize("where", ["shorter", "longer", "negative start"])
+def test_a_receipt_span_other_than_the_one_found_is_not_checked(tmp_path: Path, where: str) -> None:
+    """The writer's whole quote is in the source, but the receipt's span (and the words it
+    shows readers) is not where it stands: only the exact span the locator finds is checked."""
+    ledger = _verified(tmp_path, "a.txt", SOURCE.encode(), QUOTE)
+    receipt = _receipt(ledger)
+    start, end = receipt.char_start, receipt.char_end
+    assert start is not None and end is not None
+    if where == "shorter":
+        end -= 30
+    elif where == "longer":
+        start -= 3
+    else:  # Python's negative index names the same characters
+        start -= len(SOURCE)
+    _edit(
+        ledger,
+        char_start=start,
+        char_end=end,
+        quote=SOURCE[start:end],
+        quote_sha256=_sha(SOURCE[start:end]),
+    )
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "tampered", got
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab6 \n\f.", max_size=900),
+    st.integers(min_value=0, max_value=900),
+    st.integers(min_value=1, max_value=200),
+)
+def test_the_recheck_window_never_cuts_a_word(text: str, start: int, length: int) -> None:
+    from citeledger.judge import _CONTEXT, _window
+
+    start = min(start, max(0, len(text) - 1))
+    end = min(len(text), start + length)
+    lo, hi = _window(text, start, end)
+    assert lo <= max(0, start - _CONTEXT) and hi >= min(len(text), end + _CONTEXT)
+    assert lo == 0 or (text[lo - 1].isspace() and not text[lo].isspace())
+    assert hi == len(text) or (text[hi].isspace() and not text[hi - 1].isspace())
