@@ -10,6 +10,7 @@ asks the real ``citeledger check``.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from pathlib import Path
@@ -19,9 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import netserver as ns
 from citeledger.cli import main
+from citeledger.evidence.store import REGISTRY_TYPE as REGISTRY
 from citeledger.ledger import load_ledger
 from citeledger.model import Receipt
+
+netserver = ns.netserver
 
 SOURCE = (
     "Report A.\n\nUnder the rules the board adopted in 2019 and amended in 2024, an appeal must "
@@ -151,3 +156,96 @@ def test_the_recheck_window_never_cuts_a_word(text: str, start: int, length: int
     assert lo <= max(0, start - _CONTEXT) and hi >= min(len(text), end + _CONTEXT)
     assert lo == 0 or (text[lo - 1].isspace() and not text[lo].isspace())
     assert hi == len(text) or (text[hi].isspace() and not text[hi - 1].isspace())
+
+
+# --- A4: a found receipt is tied to its whole evidence file ------------------------------------
+
+
+def _rewrite_record(path: Path, kind: str, payload: bytes | None) -> None:
+    """Replace (None: delete) one record of an evidence file, every other record kept, as the
+    review's forger did; ``kind`` "registry" is the registry's answer, "metadata" the
+    extractor's record."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.warcwriter import WARCWriter
+
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True)
+    with path.open("rb") as fh:
+        for record in ArchiveIterator(fh, check_digests=False):
+            this = record.rec_type
+            if this == "metadata" and record.rec_headers.get_header("Content-Type") == REGISTRY:
+                this = "registry"
+            if this != kind:
+                writer.write_record(record)
+                continue
+            if payload is None:
+                continue
+            keep = {
+                k: v
+                for k, v in record.rec_headers.headers
+                if k not in ("Content-Length", "WARC-Block-Digest", "WARC-Payload-Digest")
+                and k not in ("WARC-Type", "WARC-Target-URI")
+            }
+            writer.write_record(
+                writer.create_warc_record(
+                    record.rec_headers.get_header("WARC-Target-URI"),
+                    record.rec_type,
+                    payload=io.BytesIO(payload),
+                    length=len(payload),
+                    warc_headers_dict=keep,
+                )
+            )
+    path.write_bytes(out.getvalue())
+
+
+def _evidence_file(ledger: Path) -> Path:
+    receipt = _receipt(ledger)
+    assert receipt.evidence is not None
+    return ledger.parent / ".citeledger" / receipt.evidence
+
+
+def test_a_found_receipt_without_its_evidence_digest_is_not_checked(tmp_path: Path) -> None:
+    ledger = _verified(tmp_path, "a.txt", SOURCE.encode(), QUOTE)
+    assert _receipt(ledger).evidence_sha256  # verify always writes it
+    _edit(ledger, evidence_sha256=None)
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "stale", got
+    assert "evidence_sha256" in got["reasons"][0] and "citeledger verify" in got["reasons"][0]
+
+
+def test_a_retraction_deleted_from_evidence_and_receipt_is_not_checked(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """The review's case: the registry's answer deleted from the WARC (no registry record is a
+    valid shape) and `retracted:`, `metadata:` and `evidence_sha256:` from the receipt."""
+    notice = {"DOI": "10.5555/notice", "type": "retraction"}
+    answer = {"DOI": "10.5555/appeals", "title": "Claims manual", "updated-by": [notice]}
+
+    def resolver(req: ns.Seen) -> ns.Reply:
+        if "citationstyles" in (req.header("accept") or ""):
+            return ns.Reply(body=json.dumps(answer).encode(), content_type=REGISTRY)
+        return ns.Reply(302, b"", [("Location", "/article.html")], None)
+
+    netserver.route("/doi/", resolver, prefix=True)
+    netserver.static("/article.html", f"<html><body><p>{QUOTE}</p></body></html>".encode())
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        "sources:\n  a:\n    doi: 10.5555/appeals\n    title: Claims manual\n"
+        f'    quotes:\n      - text: "{QUOTE}"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "doc.md").write_text("Appeals take 60 days [@a].\n", encoding="utf-8")
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(f"doi_base: {netserver.url('/doi/')}\n", encoding="utf-8")
+    argv = ["verify", "--ledger", str(ledger), "--yes", "--allow-private", "--config"]
+    assert main([*argv, str(settings)]) == 0
+    assert _check(tmp_path, ledger)["state"] == "retracted"
+    _rewrite_record(_evidence_file(ledger), "registry", None)
+    text = ledger.read_text(encoding="utf-8")
+    text = re.sub(r"\n *(retracted|evidence_sha256): [^\n]*", "", text)
+    text = re.sub(r"\n( *)metadata:\n(\1 [^\n]*\n)*", "\n", text)
+    ledger.write_text(text, encoding="utf-8")
+    receipt = _receipt(ledger)
+    assert receipt.retracted is None and receipt.evidence_sha256 is None
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "stale" and "evidence_sha256" in got["reasons"][0], got

@@ -759,6 +759,14 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
         return State.TAMPERED, snapshot
     if receipt.evidence_sha256 and receipt.evidence_sha256 != ev.file_sha256:
         return State.TAMPERED, "The evidence file is not the one its receipt was written for."
+    if not receipt.evidence_sha256 and receipt.outcome == "found":
+        # verify always writes it: without it, records deleted from the evidence file (the
+        # registry's answer, say) would go unseen. An older receipt is not grandfathered.
+        return State.STALE, (
+            "The receipt does not record the digest of its evidence file (evidence_sha256), so "
+            "nothing ties it to the evidence as it was written: a line deleted from the receipt, "
+            "or a receipt from an older version. Run `citeledger verify` again."
+        )
     # Every fact a reader is shown must be the evidence's; older files that did not record a
     # fact are held to what they do record.
     facts = (
