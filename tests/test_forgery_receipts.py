@@ -249,3 +249,117 @@ def test_a_retraction_deleted_from_evidence_and_receipt_is_not_checked(
     assert receipt.retracted is None and receipt.evidence_sha256 is None
     got = _check(tmp_path, ledger)
     assert got["state"] == "stale" and "evidence_sha256" in got["reasons"][0], got
+
+
+# --- B1: a malformed extractor record is a reason, never a traceback ----------------------------
+
+PDF_QUOTE = "The appeal must be received within 60 days."
+
+
+def _pdf_project(tmp_path: Path) -> Path:
+    from test_extract_pdf import make_pdf
+
+    pages = [[PDF_QUOTE], ["Page two text of the report."], ["Page three text of the report."]]
+    return _verified(tmp_path, "r.pdf", make_pdf(pages), PDF_QUOTE)
+
+
+def _extractor_record(path: Path) -> dict[str, Any]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    with path.open("rb") as fh:
+        for record in ArchiveIterator(fh, check_digests=False):
+            if record.rec_type == "metadata" and record.rec_headers.get_header(
+                "Content-Type"
+            ) not in (REGISTRY,):
+                found: dict[str, Any] = json.loads(record.content_stream().read())
+                return found
+    raise AssertionError("no extractor record")
+
+
+def _judged_with(ledger: Path, evidence: Path, payload: bytes) -> tuple[str, str]:
+    """The state of @a once its evidence's extractor record is ``payload``, the receipt's
+    evidence_sha256 recomputed (a digest is no secret): the judgement itself, offline."""
+    import dataclasses
+
+    from citeledger.judge import Judge
+    from citeledger.model import CitationRef
+
+    _rewrite_record(evidence, "metadata", payload)
+    led = load_ledger(ledger)
+    source = led.sources["a"]
+    receipt = dataclasses.replace(
+        _receipt(ledger), evidence_sha256=hashlib.sha256(evidence.read_bytes()).hexdigest()
+    )
+    quote = dataclasses.replace(source.quotes[0], receipts=(receipt,))
+    led = dataclasses.replace(
+        led, sources={**led.sources, "a": dataclasses.replace(source, quotes=(quote,))}
+    )
+    verdict = Judge(led, index=None).judge(CitationRef("a"))
+    return verdict.state.value, " ".join(verdict.reasons)
+
+
+@pytest.mark.parametrize("payload", ["[]", '"text"', "5", "null", '{"page_starts": 5}'])
+def test_a_malformed_extractor_record_is_tampered(tmp_path: Path, payload: str) -> None:
+    """The review's case: a JSON list (or string, number…) as the extractor record made check
+    and the filter die with AttributeError."""
+    ledger = _verified(tmp_path, "a.txt", SOURCE.encode(), QUOTE)
+    _rewrite_record(_evidence_file(ledger), "metadata", payload.encode())
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "tampered" and "extractor record" in got["reasons"][0], got
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+
+
+@pytest.fixture(scope="module")
+def pdf_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes, dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("pdf")
+    ledger = _pdf_project(folder)
+    evidence = _evidence_file(ledger)
+    return ledger, evidence.read_bytes(), _extractor_record(evidence)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_extractor_record_fuzz(
+    pdf_project: tuple[Path, bytes, dict[str, Any]], data: st.DataObject
+) -> None:
+    """Any shape of the extractor record: a state with a reason, and `tampered` unless the
+    record is one the extractor writes. Field by field: kept, dropped, or any JSON value."""
+    ledger, original, genuine = pdf_project
+    if data.draw(st.booleans()):
+        record: Any = data.draw(_JSON)
+    else:
+        record = {}
+        for name, value in genuine.items():
+            how = data.draw(st.sampled_from(["keep", "drop", "other"]))
+            if how != "drop":
+                record[name] = value if how == "keep" else data.draw(_JSON)
+        if data.draw(st.booleans()):
+            record[data.draw(st.text(max_size=8))] = data.draw(_JSON)
+    evidence = _evidence_file(ledger)
+    try:
+        state, reasons = _judged_with(ledger, evidence, json.dumps(record).encode())
+    finally:
+        evidence.write_bytes(original)
+    assert reasons
+
+    def text(v: object, maybe: bool = False) -> bool:
+        return isinstance(v, str) or (maybe and v is None)
+
+    well_formed = (
+        isinstance(record, dict)
+        and set(record) == set(genuine)
+        and all(text(record[k]) for k in ("extractor", "kind", "text_sha256"))
+        and all(text(record[k], maybe=True) for k in ("title", "last_revised"))
+        and isinstance(record["page_starts"], list)
+        and all(type(x) is int for x in record["page_starts"])
+    )
+    if record == genuine:
+        assert state == "checked", reasons
+    elif not well_formed:
+        assert state == "tampered", (record, reasons)
