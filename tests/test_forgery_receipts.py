@@ -331,8 +331,12 @@ def test_extractor_record_fuzz(
     """Any shape of the extractor record: a state with a reason, and `tampered` unless the
     record is one the extractor writes. Field by field: kept, dropped, or any JSON value."""
     ledger, original, genuine = pdf_project
-    if data.draw(st.booleans()):
+    mode = data.draw(st.sampled_from(["any", "pages", "fields"]))
+    if mode == "any":
         record: Any = data.draw(_JSON)
+    elif mode == "pages":  # well-formed, only the page map another list of offsets
+        pages = st.lists(st.integers(min_value=-1, max_value=200), max_size=5)
+        record = {**genuine, "page_starts": data.draw(pages)}
     else:
         record = {}
         for name, value in genuine.items():
@@ -363,3 +367,27 @@ def test_extractor_record_fuzz(
         assert state == "checked", reasons
     elif not well_formed:
         assert state == "tampered", (record, reasons)
+    elif any(record[k] != genuine[k] for k in ("page_starts", "text_sha256")):
+        assert state == "tampered", (record, reasons)  # bound to the text (A8)
+
+
+# --- A8: the page a reader is shown is the evidence text's, and cannot be forged -----------------
+
+
+@pytest.mark.parametrize("digest", ["recomputed", "deleted"])
+def test_a_forged_page_map_is_tampered(tmp_path: Path, digest: str) -> None:
+    """The review's case: the extractor record's page_starts rewritten so that page 3 starts
+    at 0, the receipt's page set to 3: checked, "found on page 3", for a quote on page 1."""
+    ledger = _pdf_project(tmp_path)
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "checked" and "page 1" in got["reasons"][0], got
+    evidence = _evidence_file(ledger)
+    record = _extractor_record(evidence)
+    assert record["page_starts"][0] == 0 and len(record["page_starts"]) == 3
+    record["page_starts"] = [0, 0, 0]
+    _rewrite_record(evidence, "metadata", json.dumps(record).encode())
+    new = hashlib.sha256(evidence.read_bytes()).hexdigest()
+    _edit(ledger, page=3, evidence_sha256=new if digest == "recomputed" else None)
+    assert _receipt(ledger).page == 3
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "tampered" and "page map" in got["reasons"][0], got

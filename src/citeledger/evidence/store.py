@@ -38,7 +38,7 @@ from typing import Any
 from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir
 from citeledger.confine import RealPaths, below
-from citeledger.model import Extracted, Retrieval
+from citeledger.model import Extracted, Retrieval, page_starts_of
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
 _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
@@ -714,6 +714,10 @@ class EvidenceReader:
                         f"evidence file {ev.path}: the text digest its extractor record names is "
                         "not the stored text's"
                     )
+        if ev.text is not None and ev.page_starts != page_starts_of(ev.kind, ev.text):
+            ev.problems.append(
+                f"evidence file {ev.path}: its page map is not where its text's pages start"
+            )
         if (ev.target_uri or "").startswith("file:") and not (ev.identifier or "").startswith(
             "file:"
         ):  # a local copy read for a DOI or arXiv id: only then is its own name asked
