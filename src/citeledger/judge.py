@@ -620,31 +620,29 @@ class Judge:
         rules that made it must still agree. Returns the edits the locator accepts now (offsets
         in the whole text), or None when it no longer finds the quote at the span.
 
-        A window of the span and a little context is enough, except for a quote that runs across
-        a page break, which the locator finds by setting the pages' running headers aside, or
-        one whose edits the window sees otherwise than the receipt: that needs the whole text
-        and its page map (prepared once per evidence file, and only then).
+        A window of the span and a little context is enough when the locator finds the quote
+        there at exactly the receipt's span, and the window's edges cut no word or number (so
+        the locator's boundary rules see the source as it is: "within 6" is not a quote of
+        "within 60"). Otherwise — a quote that runs across a page break, which the locator
+        finds by setting the pages' running headers aside, one whose edits the window sees
+        otherwise than the receipt, or one the window finds elsewhere — the whole text and its
+        page map decide (prepared once per evidence file, and only then), and again only at
+        exactly the receipt's span.
         """
         from citeledger.locate.locator import locate, locate_prepared, prepare
 
         assert ev.text is not None
-        lo = max(0, start - _CONTEXT)
-        result = locate(ev.text[lo : end + _CONTEXT], writer_quote)
         windowed: tuple[Edit, ...] | None = None
-        if (
-            result.found
-            and result.char_start is not None
-            and result.char_end is not None
-            and lo + result.char_start < end
-            and lo + result.char_end > start
-        ):
+        lo, hi = _window(ev.text, start, end)
+        result = locate(ev.text[lo:hi], writer_quote, hint=start - lo)
+        if result.found and (result.char_start, result.char_end) == (start - lo, end - lo):
             windowed = tuple(
                 Edit(e.kind, e.quote_text, e.source_text, lo + e.char_start, lo + e.char_end)
                 for e in result.edits
             )
             if windowed == recorded:
                 return windowed
-        if windowed is None and not any(start < p < end for p in ev.page_starts):
+        elif not result.found and not any(start < p < end for p in ev.page_starts):
             return None
         prepared = self._prepared.get(ev.path)
         if prepared is None:
@@ -692,6 +690,11 @@ class Judge:
         if bound is not None:
             return bound
         start, end = receipt.char_start, receipt.char_end
+        if not 0 <= start < end <= len(ev.text):
+            return State.TAMPERED, (
+                f"The receipt's span ({start}–{end}) is not a span of the stored text "
+                f"({len(ev.text)} characters)."
+            )
         if receipt.page != _page_of(ev.page_starts, start):
             return State.TAMPERED, (
                 f"The receipt says page {receipt.page}, but in the stored text the quote stands "
@@ -806,6 +809,23 @@ def _printed_page_problem(
     )
 
 
+_EDGE_REACH = 256  # characters a window's edge moves outward to a word's edge, at most
+
+
+def _window(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span and ``_CONTEXT`` characters either side, widened so that neither edge cuts a
+    word or number: the window starts where a word starts and ends where one ends, or at the
+    text's own edges (taken when no space is near enough)."""
+    n = len(text)
+    lo, hi = max(0, start - _CONTEXT), min(n, end + _CONTEXT)
+    floor, ceiling = max(0, lo - _EDGE_REACH), min(n, hi + _EDGE_REACH)
+    while lo and not (text[lo - 1].isspace() and not text[lo].isspace()):
+        lo = lo - 1 if lo > floor else 0
+    while hi < n and not (text[hi].isspace() and not text[hi - 1].isspace()):
+        hi = hi + 1 if hi < ceiling else n
+    return lo, hi
+
+
 def _page_of(page_starts: tuple[int, ...], offset: int) -> int | None:
     import bisect
 
@@ -861,6 +881,14 @@ def evidence_problem(receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] 
         return State.TAMPERED, snapshot
     if receipt.evidence_sha256 and receipt.evidence_sha256 != ev.file_sha256:
         return State.TAMPERED, "The evidence file is not the one its receipt was written for."
+    if not receipt.evidence_sha256 and receipt.outcome == "found":
+        # verify always writes it: without it, records deleted from the evidence file (the
+        # registry's answer, say) would go unseen. An older receipt is not grandfathered.
+        return State.STALE, (
+            "The receipt does not record the digest of its evidence file (evidence_sha256), so "
+            "nothing ties it to the evidence as it was written: a line deleted from the receipt, "
+            "or a receipt from an older version. Run `citeledger verify` again."
+        )
     # Every fact a reader is shown must be the evidence's; older files that did not record a
     # fact are held to what they do record.
     facts = (

@@ -243,6 +243,21 @@ class Judgement:
         return self.state.is_breakdown
 
 
+def page_starts_of(kind: str | None, text: str) -> tuple[int, ...]:
+    """Where each page of an extracted text starts, read off the text itself: a PDF's pages are
+    joined by a form feed, which no page holds (``extract.pdf`` turns control characters into
+    U+FFFD); other texts have no pages. So the page map is bound to the text, and evidence is
+    held to it: a page a reader is shown cannot be made up beside a text that is the body's."""
+    if kind != "pdf":
+        return ()
+    starts = [0]
+    at = text.find("\f")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\f", at + 1)
+    return tuple(starts)
+
+
 @dataclass(frozen=True)
 class Extracted:
     """The text of a retrieved body, with where each page starts (code-point offsets)."""

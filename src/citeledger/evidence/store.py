@@ -40,7 +40,7 @@ from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
 from citeledger.inputs import NotAFile, read_regular
-from citeledger.model import Extracted, Retrieval
+from citeledger.model import Extracted, Retrieval, page_starts_of
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
 _DROPPED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
@@ -813,6 +813,7 @@ class EvidenceReader:
             gzip.BadGzipFile,
             UnicodeDecodeError,
             ArchiveLoadFailed,
+            RecursionError,  # JSON nested past the parser's depth
         ) as exc:
             ev.problems.append(f"evidence file {rel} is unreadable ({exc.__class__.__name__})")
         return ev
@@ -882,11 +883,22 @@ class EvidenceReader:
                 ev.text_body_sha256 = headers.get_header("WARC-Citeledger-Body-SHA256")
             elif kind == "metadata":
                 meta = json.loads(record.raw_stream.read().decode("utf-8"))
-                ev.extractor = meta.get("extractor")
-                ev.kind = meta.get("kind")
-                ev.page_starts = tuple(int(x) for x in meta.get("page_starts") or ())
-                ev.title = meta.get("title")
-                ev.last_revised = meta.get("last_revised")
+                wrong = _extractor_record_problem(meta)
+                if wrong is not None:
+                    ev.problems.append(f"evidence file {ev.path}: its extractor record {wrong}")
+                    continue
+                ev.extractor, ev.kind = meta["extractor"], meta["kind"]
+                ev.page_starts = tuple(meta["page_starts"])
+                ev.title, ev.last_revised = meta["title"], meta["last_revised"]
+                if meta["text_sha256"] != ev.text_sha256:
+                    ev.problems.append(
+                        f"evidence file {ev.path}: the text digest its extractor record names is "
+                        "not the stored text's"
+                    )
+        if ev.text is not None and ev.page_starts != page_starts_of(ev.kind, ev.text):
+            ev.problems.append(
+                f"evidence file {ev.path}: its page map is not where its text's pages start"
+            )
         if (ev.target_uri or "").startswith("file:") and not (ev.identifier or "").startswith(
             "file:"
         ):  # a local copy read for a DOI or arXiv id: only then is its own name asked
@@ -912,6 +924,31 @@ class EvidenceReader:
                 body: bytes = record.raw_stream.read()
                 return body
         return None
+
+
+# The extractor's record, as ``put`` writes it: each field and the types it may hold.
+_EXTRACTOR_RECORD: dict[str, tuple[type, ...]] = {
+    "extractor": (str,),
+    "kind": (str,),
+    "page_starts": (list,),
+    "title": (str, type(None)),
+    "last_revised": (str, type(None)),
+    "text_sha256": (str,),
+}
+
+
+def _extractor_record_problem(meta: object) -> str | None:
+    """What makes a decoded extractor record other than one ``put`` writes, or None."""
+    if not isinstance(meta, dict):
+        return f"is not a JSON object (a {type(meta).__name__})"
+    if set(meta) != set(_EXTRACTOR_RECORD):
+        return f"has other fields ({len(meta)}) than the extractor's ({len(_EXTRACTOR_RECORD)})"
+    for name, types in _EXTRACTOR_RECORD.items():
+        if not isinstance(meta[name], types):
+            return f"holds a {type(meta[name]).__name__} as its {name}"
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in meta["page_starts"]):
+        return "holds a page map that is not a list of offsets"
+    return None
 
 
 _ONE_RETRIEVAL = (
