@@ -16,6 +16,13 @@ import pytest
 
 from citeledger.errors import LedgerError
 from citeledger.ledger import load, load_ledger, parsed
+from citeledger.model import Source
+
+
+@pytest.fixture(autouse=True)
+def _every_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept file from the first lookup on (a build reads it on its eighth)."""
+    monkeypatch.setattr(parsed, "WORTH", 1)
 
 
 def _ledger(folder: Path, n: int = 5) -> Path:
@@ -29,7 +36,7 @@ def _ledger(folder: Path, n: int = 5) -> Path:
     return path
 
 
-def _build(path: Path, keys: list[str]) -> dict[str, object]:
+def _build(path: Path, keys: list[str]) -> dict[str, Source]:
     """A build's use of the ledger: load lazily, look the cited keys up, keep what it parsed."""
     ledger = load_ledger(str(path), lazy=True)
     found = {key: ledger.sources[key] for key in keys}
@@ -80,7 +87,7 @@ def test_an_edit_of_the_ledger_is_parsed_afresh(tmp_path: Path) -> None:
     for _ in range(3):
         _build(path, ["s2"])
     path.write_text(path.read_text().replace("title: Part 2", "title: Part two"), "utf-8")
-    assert _build(path, ["s2"])["s2"].csl["title"] == "Part two"  # type: ignore[attr-defined]
+    assert _build(path, ["s2"])["s2"].csl["title"] == "Part two"
 
 
 def test_a_file_moved_outside_the_folder_since_is_refused(tmp_path: Path) -> None:
@@ -145,4 +152,25 @@ def test_a_record_whose_digest_does_not_hold_is_no_entry(tmp_path: Path) -> None
     key, digest, data = pickle.loads(where.read_bytes())
     changed = data.replace(b"Part 3", b"Part 9")
     where.write_bytes(pickle.dumps((key, digest, changed)))
-    assert _build(path, ["s3"])["s3"].csl["title"] == "Part 3"  # type: ignore[attr-defined]
+    assert _build(path, ["s3"])["s3"].csl["title"] == "Part 3"
+
+
+def test_a_page_citing_a_few_sources_neither_reads_nor_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parsed, "WORTH", 8)
+    path = _ledger(tmp_path, n=10)
+    full = load_ledger(str(path))
+    for _ in range(3):
+        _build(path, [f"s{i}" for i in range(7)])
+    where = _kept_file(path)
+    assert not where.exists()
+    _build(path, [f"s{i}" for i in range(10)])  # from the eighth lookup on: kept
+    assert where.exists()
+    ledger = load_ledger(str(path), lazy=True)
+    assert [ledger.sources[f"s{i}"] for i in range(7)] == [full.sources[f"s{i}"] for i in range(7)]
+    with monkeypatch.context() as m:
+        _no_parse(m)
+        assert [ledger.sources[f"s{i}"] for i in (7, 8, 9)] == [
+            full.sources[f"s{i}"] for i in (7, 8, 9)
+        ]

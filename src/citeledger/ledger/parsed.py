@@ -72,23 +72,31 @@ class _Only(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not a ledger value")
 
 
+WORTH = 8
+"""Lookups in one load before the kept file is read: a page citing a few sources parses them
+(a tenth of a millisecond each) rather than read the entries of every source a build of its
+ledger ever kept; a thesis reads it on its eighth."""
+
+
 class Kept:
     """One ledger's kept sources: read on the first lookup, each entry unpickled only when
     asked for (a page citing one source of 2,000 unpickles one), new ones appended by
     :meth:`save`.
 
     The file is a run of records ``(key, sha256 of data, data)``, each appended in one write:
-    a record whose digest does not hold (two builds writing at once, a torn write) ends the
-    reading there, and what was not read is parsed again."""
+    a record that does not read as one (two builds writing at once, a torn write) ends the
+    reading there, and what was not read is parsed again; a record's digest is checked when
+    its entry is asked for, and one that does not hold is no entry."""
 
     def __init__(self, where: Path) -> None:
         self.where = where
-        self._entries: dict[str, bytes] | None = None
+        self._entries: dict[str, tuple[str, bytes]] | None = None  # key -> digest, data
         self._new: dict[str, bytes] = {}
         self._whole = True  # every record read: the file may be appended to
+        self._asked = 0
 
-    def _read(self) -> dict[str, bytes]:
-        entries: dict[str, bytes] = {}
+    def _read(self) -> dict[str, tuple[str, bytes]]:
+        entries: dict[str, tuple[str, bytes]] = {}
         try:
             fh = open(self.where, "rb")  # noqa: SIM115 - closed below, after the last record
         except OSError:
@@ -103,20 +111,25 @@ class Kept:
                 except Exception:  # whatever the bytes are: no entry, nor any after it
                     self._whole = False
                     break
-                if not (isinstance(key, str) and isinstance(data, bytes)) or (
-                    digest != hashlib.sha256(data).hexdigest()
-                ):
+                if not (isinstance(key, str) and isinstance(digest, str)):
                     self._whole = False
                     break
-                entries[key] = data
+                if isinstance(data, bytes):
+                    entries[key] = (digest, data)
         return entries
 
     def get(self, key: str) -> model.Source | None:
         """Source ``key`` as a build parsed it from these bytes, or None."""
+        self._asked += 1
+        if self._asked < WORTH:
+            return None
         if self._entries is None:
             self._entries = self._read()
-        data = self._entries.get(key)
-        if data is None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        digest, data = entry
+        if hashlib.sha256(data).hexdigest() != digest:  # checked when used: a page uses one
             return None
         try:
             value = _Only(io.BytesIO(data), model=True).load()
@@ -129,6 +142,8 @@ class Kept:
     def add(self, source: model.Source) -> None:
         """Keep ``source`` when it reads back as it (a value outside the model, e.g. a date a
         YAML timestamp made, is not kept: the next build parses it)."""
+        if self._asked < WORTH:  # a few lookups: the next such build parses them too
+            return
         try:
             data = pickle.dumps(source, protocol=pickle.HIGHEST_PROTOCOL)
             if _Only(io.BytesIO(data), model=True).load() != source:
@@ -144,15 +159,14 @@ class Kept:
             return
         if self._entries is None:
             self._entries = self._read()
-        if not self._whole:  # records no build can read: the file is written afresh
-            self._entries.update(self._new)
-            records = b"".join(_record(k, d) for k, d in self._entries.items())
-            self._new, self._whole = {}, True
-            keep(self.where, records)
-            return
-        records = b"".join(_record(k, d) for k, d in self._new.items())
-        self._entries.update(self._new)
+        added = {k: (hashlib.sha256(d).hexdigest(), d) for k, d in self._new.items()}
+        self._entries.update(added)
         self._new = {}
+        if not self._whole:  # records no build can read: the file is written afresh
+            self._whole = True
+            keep(self.where, b"".join(_record(k, e) for k, e in self._entries.items()))
+            return
+        records = b"".join(_record(k, e) for k, e in added.items())
         try:
             self.where.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -166,8 +180,8 @@ class Kept:
             pass
 
 
-def _record(key: str, data: bytes) -> bytes:
-    return pickle.dumps((key, hashlib.sha256(data).hexdigest(), data), pickle.HIGHEST_PROTOCOL)
+def _record(key: str, entry: tuple[str, bytes]) -> bytes:
+    return pickle.dumps((key, *entry), pickle.HIGHEST_PROTOCOL)
 
 
 def paths_of(source: model.Source) -> list[str]:
