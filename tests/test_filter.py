@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -388,6 +389,22 @@ def test_strict_fails_after_writing_the_ast(all_states: bytes) -> None:
     assert run.code == 1
     json.loads(run.out)
     assert "[ERROR] citeledger: strict: 12 of 13 citations are breakdowns" in run.err
+
+
+def test_the_console_script_ends_with_everything_written(tmp_path: Path) -> None:
+    """The script's process ends without freeing its AST (``filter._end_process``): the whole
+    AST, every warning and the strict error are still written, with the exit code."""
+    raw = pandoc_bytes(
+        "A claim [@nowhere]. Another [@elsewhere].\n", "-M", "citeledger.strict=true"
+    )
+    script = Path(sys.executable).parent / "pandoc-citeledger"
+    proc = subprocess.run([str(script), "html"], input=raw, capture_output=True, cwd=tmp_path)
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["blocks"] and "citeledger-not-in-ledger" in proc.stdout.decode()
+    err = proc.stderr.decode()
+    assert err.count("[WARNING] citeledger: citation ") == 2
+    assert err.rstrip().endswith("failing the build (set citeledger.strict: false to build anyway)")
 
 
 def test_strict_only_tightens() -> None:

@@ -71,16 +71,9 @@ _JUDGING_CODE = (
 @functools.cache
 def code_version() -> str:
     """citeledger's version and the digest of the judging code's files, once per process."""
-    from citeledger import __version__
+    from citeledger import __version__, code_digest
 
-    here = Path(__file__).parent
-    digest = hashlib.sha256(f"{__version__} rapidfuzz {_rapidfuzz_stamp()}".encode())
-    for name in _JUDGING_CODE:
-        try:
-            digest.update((here / name).read_bytes())
-        except OSError:  # a zipped install: its version alone
-            digest.update(name.encode())
-    return digest.hexdigest()
+    return code_digest(f"{__version__} rapidfuzz {_rapidfuzz_stamp()}", _JUDGING_CODE)
 
 
 def _rapidfuzz_stamp() -> str:
@@ -140,9 +133,13 @@ class Judge:
         self._unrepeatable: set[str] = set()
 
     def finish(self) -> None:
-        """The end of a build: keep the verdicts judged afresh for the next one."""
+        """The end of a build: keep the verdicts judged afresh, and the sources parsed, for the
+        next one."""
         if self.index is not None:
             self.index.save()
+        from citeledger.ledger.load import save_parsed
+
+        save_parsed(self.ledger.sources)
 
     def _warn(self, message: str) -> None:
         if message not in self._warned:

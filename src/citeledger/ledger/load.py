@@ -16,7 +16,7 @@ import datetime as _dt
 import gc
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -27,6 +27,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from citeledger.confine import RealPaths, below
 from citeledger.errors import LedgerError
 from citeledger.inputs import file_kind
+from citeledger.ledger import parsed
 from citeledger.ledger.csl import (
     CSL_TYPES,
     CSL_VARIABLES,
@@ -194,10 +195,12 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
 
     where = outline.place(data)
     known = outline.recall(where)
-    sliced = _from_outline(known, text, name, root) if known is not None else None
+    sliced = _from_outline(known, text, name, root, where) if known is not None else None
     if sliced is not None:
         return sliced
     ledger, node = _parse(text, name, root, keep_nodes=True, lazy=True)
+    assert isinstance(ledger.sources, _LazySources)
+    ledger.sources.kept = parsed.Kept(parsed.place(where, name, root, ledger.allow_files_outside))
     spans = _source_spans(text, node) if node is not None else None
     if spans is not None:
         top = {
@@ -208,7 +211,6 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
             "head": ledger.history_head,
         }
         outline.remember(where, top, spans)
-        assert isinstance(ledger.sources, _LazySources)
         ledger.sources.hold_text(text, spans)
     return ledger
 
@@ -221,6 +223,18 @@ def source_text(sources: Mapping[str, Source], key: str) -> str | None:
     if isinstance(sources, (_SlicedSources, _LazySources)):
         return sources.text_of(key)
     return None
+
+
+def save_parsed(sources: Mapping[str, Source]) -> None:
+    """The end of a build: keep the sources it parsed for the next build of the same bytes
+    (``parsed``); nothing for an eagerly loaded ledger."""
+    kept = (
+        getattr(sources, "kept", None)
+        if isinstance(sources, (_SlicedSources, _LazySources))
+        else None
+    )
+    if kept is not None:
+        kept.save()
 
 
 @contextmanager
@@ -405,16 +419,21 @@ def _source_spans(text: str, root: Node) -> dict[str, list[int]] | None:
     return spans
 
 
-def _from_outline(known: Mapping[str, Any], text: str, file: str, root: str) -> Ledger | None:
-    """The ledger from a remembered outline of these exact bytes; None if it is malformed."""
+def _from_outline(
+    known: Mapping[str, Any], text: str, file: str, root: str, where: Path
+) -> Ledger | None:
+    """The ledger from a remembered outline of these exact bytes (kept at ``where``); None if
+    it is malformed."""
     try:
         top = known["top"]
         spans = {str(k): (int(a), int(b), int(c)) for k, (a, b, c) in known["sources"].items()}
         ctx = _Ctx(file, root, bool(top["allow"]))
+        sources = _SlicedSources(text, spans, ctx)
+        sources.kept = parsed.Kept(parsed.place(where, file, root, ctx.allow_outside))
         return Ledger(
             path=file,
             root=root,
-            sources=_SlicedSources(text, spans, ctx),
+            sources=sources,
             evidence_dir=os.path.normpath(os.path.join(root, str(top["evidence"]))),
             allow_files_outside=bool(top["allow"]),
             trusted_keys=tuple(str(k) for k in top["trusted"]),
@@ -436,13 +455,16 @@ class _SlicedSources(Mapping[str, Source]):
         self._ctx = ctx
         self._built: dict[str, Source] = {}
         self._full: Mapping[str, Source] | None = None
+        self.kept: parsed.Kept | None = None  # the sources a build parsed from these bytes
 
     def __getitem__(self, key: str) -> Source:
         built = self._built.get(key)
         if built is None:
             start, end, line = self._spans[key]  # KeyError: not in the ledger
             with gc_paused():
-                built = self._built[key] = self._parse(key, start, end, line)
+                built = self._built[key] = _kept_or_parsed(
+                    key, self.kept, self._ctx, lambda: self._parse(key, start, end, line)
+                )
         return built
 
     def _parse(self, key: str, start: int, end: int, line: int) -> Source:
@@ -474,6 +496,23 @@ class _SlicedSources(Mapping[str, Source]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._spans
+
+
+def _kept_or_parsed(
+    key: str, kept: parsed.Kept | None, ctx: _Ctx, parse: Callable[[], Source]
+) -> Source:
+    """Source ``key`` as a build parsed it from these bytes before (``parsed``), when the paths
+    it names still lie where that parse found them; else parsed now, and kept for the next."""
+    if kept is None:
+        return parse()
+    source = kept.get(key)
+    if source is not None and (
+        ctx.allow_outside or not any(_leaves_folder(p, ctx) for p in parsed.paths_of(source))
+    ):
+        return source
+    source = parse()
+    kept.add(source)
+    return source
 
 
 def _relined(source: Source, lines: int) -> Source:
@@ -535,6 +574,7 @@ class _LazySources(Mapping[str, Source]):
         self._built: dict[str, Source] = {}
         self._text = ""
         self._spans: Mapping[str, Sequence[int]] = {}
+        self.kept: parsed.Kept | None = None  # the sources a build parsed from these bytes
 
     def hold_text(self, text: str, spans: Mapping[str, Sequence[int]]) -> None:
         """The ledger's text and each source's span in it (``_source_spans``: only when every
@@ -550,7 +590,9 @@ class _LazySources(Mapping[str, Source]):
         if built is None:
             key_node, value = self._nodes[key]  # KeyError: not in the ledger
             with gc_paused():
-                built = self._built[key] = _source(key, key_node, value, self._ctx)
+                built = self._built[key] = _kept_or_parsed(
+                    key, self.kept, self._ctx, lambda: _source(key, key_node, value, self._ctx)
+                )
         return built
 
     def __iter__(self) -> Iterator[str]:
@@ -774,14 +816,19 @@ def _file_path(raw: str, node: Node, ctx: _Ctx, key: str, *, label: str = "file"
     )
     if os.path.isabs(value) or value.startswith("~"):
         raise ctx.error(f"the {label} of source '{key}' is an absolute path ({value})", node, fix)
-    root = os.path.normpath(ctx.root)
-    target = os.path.normpath(os.path.join(root, value))
-    real_root = ctx.realpath(root)
-    if not below(target, root) or not below(ctx.realpath(target), real_root):
+    if _leaves_folder(value, ctx):
         raise ctx.error(
             f"the {label} of source '{key}' ({value}) is outside the ledger's folder", node, fix
         )
     return value
+
+
+def _leaves_folder(value: str, ctx: _Ctx) -> bool:
+    """A relative path that is, or now resolves (symbolic links followed), outside the
+    ledger's folder."""
+    root = os.path.normpath(ctx.root)
+    target = os.path.normpath(os.path.join(root, value))
+    return not below(target, root) or not below(ctx.realpath(target), ctx.realpath(root))
 
 
 def _csl_value(name: str, node: Node, ctx: _Ctx, where: str) -> Any:

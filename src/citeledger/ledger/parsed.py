@@ -1,0 +1,192 @@
+"""Each source a build parsed, remembered by the ledger's exact bytes.
+
+A build after the first reads the ledger through its outline (``outline``), parsing each
+cited source from its own span of text; for a thesis's 500 sources that is still most of the
+ledger's share of the build (YAML, then validation), and it gives the same answer until the
+bytes change. So a build keeps each ``Source`` it parsed beside the outline, in the user's
+cache, in a file named by the sha256 of the ledger's bytes and of everything else a parse
+reads: the ledger's name and folder, whether files may lie outside it, and the parsing code
+itself (citeledger's version and the digest of its files). Other bytes are another file.
+
+What a parse reads beyond the text is checked again on every recall: a ``file:`` identifier or
+``local_copy`` must still resolve inside the ledger's folder (a symbolic link may have moved
+since), else the source is parsed and the parse says what is wrong. An entry holds values of
+``citeledger.model`` only, read by an unpickler that can make nothing else (no code runs): one
+that is unreadable, of another shape or for another key is no entry, and the source is parsed.
+The cache is outside the project, like the outline and the judgement index's key: a document or
+a pull request cannot write one. A cache that cannot be read or written costs time, never
+correctness.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import os
+import pickle
+from pathlib import Path
+from typing import IO, Any
+
+from citeledger import __version__, code_digest, model
+from citeledger.evidence.derivation import keep
+
+FORMAT = 1
+_MODEL = frozenset({"Source", "Identifier", "Quote", "Receipt", "Review", "Withdrawal", "Edit"})
+# the code a parse runs, relative to the package: a change to any of it is another parse
+_PARSING_CODE = (
+    "model.py",
+    "confine.py",
+    "ledger/load.py",
+    "ledger/yamlnodes.py",
+    "ledger/identifiers.py",
+    "ledger/csl.py",
+    "ledger/parsed.py",
+)
+
+
+@functools.cache
+def _code() -> str:
+    return code_digest(f"{FORMAT} {__version__}", _PARSING_CODE)
+
+
+def place(outline_place: Path, file: str, root: str, allow_outside: bool) -> Path:
+    """Where the parsed sources of a ledger are kept: beside its outline (``outline.place``,
+    the sha256 of its bytes), under the digest of the rest a parse reads."""
+    made_of = json.dumps([_code(), file, root, allow_outside], ensure_ascii=False)
+    digest = hashlib.sha256(made_of.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return outline_place.with_name(f"{outline_place.stem}.{digest}.sources")
+
+
+class _Only(pickle.Unpickler):
+    """An unpickler that can make the model's values (``model=True``) or plain data alone."""
+
+    def __init__(self, file: IO[bytes], *, model: bool) -> None:
+        super().__init__(file)
+        self.model = model
+
+    def find_class(self, module: str, name: str) -> Any:
+        if self.model and module == "citeledger.model" and name in _MODEL:
+            return getattr(model, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not a ledger value")
+
+
+WORTH = 8
+"""Lookups in one load before the kept file is read: a page citing a few sources parses them
+(a tenth of a millisecond each) rather than read the entries of every source a build of its
+ledger ever kept; a thesis reads it on its eighth."""
+
+
+class Kept:
+    """One ledger's kept sources: read on the first lookup, each entry unpickled only when
+    asked for (a page citing one source of 2,000 unpickles one), new ones appended by
+    :meth:`save`.
+
+    The file is a run of records ``(key, sha256 of data, data)``, each appended in one write:
+    a record that does not read as one (two builds writing at once, a torn write) ends the
+    reading there, and what was not read is parsed again; a record's digest is checked when
+    its entry is asked for, and one that does not hold is no entry."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = where
+        self._entries: dict[str, tuple[str, bytes]] | None = None  # key -> digest, data
+        self._new: dict[str, bytes] = {}
+        self._whole = True  # every record read: the file may be appended to
+        self._asked = 0
+
+    def _read(self) -> dict[str, tuple[str, bytes]]:
+        entries: dict[str, tuple[str, bytes]] = {}
+        try:
+            fh = open(self.where, "rb")  # noqa: SIM115 - closed below, after the last record
+        except OSError:
+            return entries
+        with fh:
+            records = _Only(fh, model=False)
+            while True:
+                try:
+                    key, digest, data = records.load()
+                except EOFError:
+                    break
+                except Exception:  # whatever the bytes are: no entry, nor any after it
+                    self._whole = False
+                    break
+                if not (isinstance(key, str) and isinstance(digest, str)):
+                    self._whole = False
+                    break
+                if isinstance(data, bytes):
+                    entries[key] = (digest, data)
+        return entries
+
+    def get(self, key: str) -> model.Source | None:
+        """Source ``key`` as a build parsed it from these bytes, or None."""
+        self._asked += 1
+        if self._asked < WORTH:
+            return None
+        if self._entries is None:
+            self._entries = self._read()
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        digest, data = entry
+        if hashlib.sha256(data).hexdigest() != digest:  # checked when used: a page uses one
+            return None
+        try:
+            value = _Only(io.BytesIO(data), model=True).load()
+        except Exception:  # whatever the bytes are, they are no entry
+            return None
+        if not isinstance(value, model.Source) or value.key != key:
+            return None
+        return value
+
+    def add(self, source: model.Source) -> None:
+        """Keep ``source`` when it reads back as it (a value outside the model, e.g. a date a
+        YAML timestamp made, is not kept: the next build parses it)."""
+        if self._asked < WORTH:  # a few lookups: the next such build parses them too
+            return
+        try:
+            data = pickle.dumps(source, protocol=pickle.HIGHEST_PROTOCOL)
+            if _Only(io.BytesIO(data), model=True).load() != source:
+                return
+        except (pickle.PicklingError, pickle.UnpicklingError, TypeError, AttributeError):
+            return
+        self._new[source.key] = data
+
+    def save(self) -> None:
+        """Append the entries this build added, if it added any; a cache that cannot be
+        written is skipped (the next build parses)."""
+        if not self._new:
+            return
+        if self._entries is None:
+            self._entries = self._read()
+        added = {k: (hashlib.sha256(d).hexdigest(), d) for k, d in self._new.items()}
+        self._entries.update(added)
+        self._new = {}
+        if not self._whole:  # records no build can read: the file is written afresh
+            self._whole = True
+            keep(self.where, b"".join(_record(k, e) for k, e in self._entries.items()))
+            return
+        records = b"".join(_record(k, e) for k, e in added.items())
+        try:
+            self.where.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                view = memoryview(records)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+
+
+def _record(key: str, entry: tuple[str, bytes]) -> bytes:
+    return pickle.dumps((key, *entry), pickle.HIGHEST_PROTOCOL)
+
+
+def paths_of(source: model.Source) -> list[str]:
+    """The file paths a parse of ``source`` checked against the filesystem."""
+    paths = [source.identifier.value] if source.identifier.kind == "file" else []
+    if source.local_copy is not None:
+        paths.append(source.local_copy)
+    return [os.fspath(p) for p in paths]
