@@ -12,6 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 from citeledger.errors import ExtractError
 from citeledger.extract.dispatch import extract, no_work_reason
 from citeledger.extract.html import HtmlExtracted, extract_html
+from citeledger.locate.locator import locate
 from conftest import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS / "html"
@@ -176,6 +177,73 @@ def test_invisible_content_is_left_out() -> None:
     </body></html>"""
     text = html(page).text
     assert text == "visible one\n\nvisible two"
+
+
+HIDDEN_NOT = [
+    '<span style="font-size:0">not </span>',
+    '<span style="font-size: 0px !important">not </span>',
+    '<span style="opacity:0">not </span>',
+    '<span style="opacity: 0.0">not </span>',
+    '<span style="content-visibility:hidden">not </span>',
+    '<span style="position:absolute;left:-9999px">not </span>',
+    '<span style="position: fixed; top: -100em">not </span>',
+    '<span style="text-indent:-9999px">not </span>',
+    '<span style="position:absolute;clip:rect(0 0 0 0)">not </span>',
+    '<span style="position:absolute;clip-path:inset(50%)">not </span>',
+    '<span style="color:transparent">not </span>',
+    '<span style="transform:scale(0)">not </span>',
+    '<span style="display:/**/none">not </span>',
+    '<span style="display:/* a */none/* b */">not </span>',
+    '<span style="dis\\70 lay: n\\6f ne">not </span>',
+    '<span style="DISPLAY:NONE">not </span>',
+    '<span style="visibility:visible;visibility:hidden">not </span>',
+    '<span style="display:none !important; display:inline">not </span>',
+]
+
+
+@pytest.mark.parametrize("hidden", HIDDEN_NOT)
+def test_inline_styles_that_hide_leave_their_words_out(hidden: str) -> None:
+    """A reader sees "The drug is effective.": the hidden "not" must not be findable."""
+    text = html(f"<p>The drug is {hidden}effective.</p>").text
+    assert text == "The drug is effective.", hidden
+    assert not locate(text, "The drug is not effective.").found
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        '<span style="font-size:0"><span style="font-size:16px">not </span></span>',
+        '<span style="color:transparent"><b style="color:red">not </b></span>',
+        '<span style="display:none;display:inline">not </span>',
+        '<span style="opacity:0.5">not </span>',
+        '<span style="position:absolute;left:-20px">not </span>',
+        '<span style="left:-9999px">not </span>',  # static: offsets do not apply
+        '<span style="font-size:0.9em">not </span>',
+        "<span style=\"content: 'display:none'\">not </span>",
+    ],
+)
+def test_styles_that_do_not_hide_keep_their_words(shown: str) -> None:
+    assert html(f"<p>The drug is {shown}effective.</p>").text == "The drug is not effective."
+
+
+@pytest.mark.parametrize(
+    "struck",
+    [
+        "<del>not </del>",
+        "<s>not</s> ",
+        "<strike>not </strike>",
+        "<del><b>not</b> </del>",
+        '<span style="text-decoration: line-through red">not </span>',
+        '<span style="text-decoration-line:line-through">not </span>',
+    ],
+)
+def test_struck_words_are_neither_found_nor_silently_dropped(struck: str) -> None:
+    """ "The drug is ~~not~~ effective.": the struck "not" is not findable as plain text, and the
+    sentence without it is not one run of text either (a paragraph break stands for it)."""
+    text = html(f"<p>The drug is {struck}effective.</p>").text
+    assert "not" not in text
+    assert re.fullmatch(r"The drug is\n\neffective\.", text), text
+    assert not locate(text, "The drug is not effective.").found
 
 
 def test_title_prefers_og_title_and_revision_sources() -> None:

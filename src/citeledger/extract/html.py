@@ -5,10 +5,18 @@ Why this shape: a quote is found by code-point offsets into this text, so the te
 reader sees, in order, with block boundaries kept — a quote must never match across the end of
 one paragraph and the start of the next as if they were one sentence ("one</p><p>two" gives
 "one\\n\\ntwo", never "onetwo"). Script, style, template, noscript, svg, head, form controls and
-hidden elements (``hidden``, ``aria-hidden="true"``, inline ``display:none`` /
-``visibility:hidden``) contribute nothing. Stylesheets are not applied (no CSS engine), so text
-hidden only by a class stays in; that errs towards finding a quote a reader could not see, never
-towards refusing one that is there.
+hidden elements contribute nothing: ``hidden``, ``aria-hidden="true"``, a closed ``<dialog>``,
+and inline styles as a browser reads them (comments and escapes decoded, the last declaration
+winning): ``display:none``, ``visibility:hidden|collapse``, ``content-visibility:hidden``,
+``opacity:0``, ``transform:scale(0)``, a box moved far off the page (``position:absolute|fixed``
+with ``left``/``top``/``right`` at -1000px or beyond, ``text-indent`` or a left or top margin
+as far, or clipped to a pixel: the screen-reader-only idioms), and ``font-size:0`` or
+``color:transparent`` unless a descendant sets them again. Struck-through words (``<del>``,
+``<s>``, ``<strike>``, inline ``text-decoration: line-through``) are left out and a paragraph
+break stands where they were: a reader sees them withdrawn, so neither the sentence with them
+nor the sentence without them is one run of text. Stylesheets are not applied (no CSS
+engine), so text hidden only by a class stays in; that errs towards finding a quote a reader
+could not see, never towards refusing one that is there.
 
 Parser: selectolax's lexbor (an HTML5-conformant C parser; ~10-50 ms for the corpus pages)
 rather than the stdlib ``html.parser``, which does not build the tree the way browsers do
@@ -21,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +39,8 @@ from citeledger import model
 from citeledger.errors import ExtractError
 from citeledger.extract.text import _version, charset_from_content_type, decode, normalize_charset
 
-HTML_RULES_VERSION = "2"  # 2: charset labels by the WHATWG table (webencodings)
+HTML_RULES_VERSION = "3"  # 2: charset labels by the WHATWG table (webencodings); 3: more
+# inline styles hide, struck-through text is left out
 HTML_EXTRACTOR = "citeledger-html/selectolax"
 
 
@@ -60,9 +69,7 @@ _SKIP_TAGS = _tags(
     "track map area noframes"
 )
 _HIDDEN_SELECTOR = '[hidden], [aria-hidden="true" i], [style], dialog:not([open])'
-_HIDDEN_STYLE = re.compile(
-    r"(?:^|[;\s])(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))", re.I
-)
+_STRUCK_TAGS = frozenset(("del", "s", "strike"))
 
 _CELL, _LINE, _PARA = 1, 2, 3
 _SEPARATORS = {_CELL: "\t", _LINE: "\n", _PARA: "\n\n"}
@@ -250,10 +257,14 @@ def _children(node: LexborNode) -> Iterator[LexborNode]:
     return iter(node.iter(include_text=True))
 
 
-def visible_text(root: LexborNode, hidden: frozenset[int] = frozenset()) -> str:
+def visible_text(
+    root: LexborNode, hidden: frozenset[int] = frozenset(), struck: frozenset[int] = frozenset()
+) -> str:
     """Walk the tree in document order without recursion (deep DOMs exist), leaving out
-    skipped tags and the elements whose ``mem_id`` is in ``hidden``. The tree is not mutated:
-    freeing a subtree whose nodes other wrappers still point at is how parsers crash."""
+    skipped tags and the elements whose ``mem_id`` is in ``hidden``; an element in ``struck``
+    is left out too and leaves a paragraph break where it stood, so that neither the words
+    struck through nor the sentence read without them is one run of text. The tree is not
+    mutated: freeing a subtree whose nodes other wrappers still point at is how parsers crash."""
     b = _Builder()
     stack: list[tuple[LexborNode, Iterator[LexborNode], int, bool]] = [
         (root, _children(root), _LINE, False)
@@ -280,6 +291,9 @@ def visible_text(root: LexborNode, hidden: frozenset[int] = frozenset()) -> str:
             continue
         tag = child.tag or ""
         if tag in _SKIP_TAGS or child.mem_id in hidden:
+            continue
+        if child.mem_id in struck:
+            b.brk(_PARA)
             continue
         if tag == "br":
             b.brk(_LINE)
@@ -399,8 +413,127 @@ def _signals(tree: LexborHTMLParser) -> frozenset[str]:
     return frozenset(found)
 
 
+# ------------------------------------------------------------------------------- inline styles
+
+_CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{1,6})[ \t\n\r\f]?|(.))", re.S)
+_IMPORTANT = re.compile(r"\s*!\s*important\s*\Z", re.I)
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?"
+_LENGTH = re.compile(rf"({_NUMBER})\s*([a-z]+|%)?", re.I)
+# How far off the page a negative offset must put a box before it counts as moved out of sight:
+# the screen-reader-only and image-replacement idioms use -9999px, -10000px, -5000px, -999em.
+_FAR = {"px": 1000.0, "pt": 750.0, "em": 60.0, "rem": 60.0, "vw": 100.0, "vh": 100.0, "%": 100.0}
+
+
+def _css_unescape(m: re.Match[str]) -> str:
+    if m.group(1):
+        cp = int(m.group(1), 16)
+        return chr(cp) if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF else "\ufffd"
+    return m.group(2)
+
+
+def style_declarations(style: str) -> dict[str, str]:
+    """An inline ``style`` attribute as a browser reads it: comments removed, escapes decoded,
+    property names lower-cased, the last declaration of a property winning unless an earlier
+    one is ``!important``. Values are lower-cased with whitespace collapsed."""
+    text = _CSS_ESCAPE.sub(_css_unescape, _CSS_COMMENT.sub(" ", style))
+    out: dict[str, str] = {}
+    important: set[str] = set()
+    for decl in text.split(";"):
+        name, colon, value = decl.partition(":")
+        name = name.strip().lower()
+        if not colon or not name:
+            continue
+        value = " ".join(value.lower().split())
+        is_important = bool(_IMPORTANT.search(value))
+        if is_important:
+            value = _IMPORTANT.sub("", value)
+        if name in important and not is_important:
+            continue
+        if is_important:
+            important.add(name)
+        out[name] = value
+    return out
+
+
+def _is_zero(value: str) -> bool:
+    """``0``, ``0px``, ``0.0em``, ``0%``: a length or number that is zero."""
+    m = _LENGTH.fullmatch(value.strip())
+    return m is not None and float(m.group(1)) == 0
+
+
+def _far_negative(value: str) -> bool:
+    m = _LENGTH.fullmatch(value.strip())
+    if m is None:
+        return False
+    number, unit = float(m.group(1)), (m.group(2) or "px").lower()
+    return number < 0 and -number >= _FAR.get(unit, float("inf"))
+
+
+def _tiny_clip(decls: dict[str, str]) -> bool:
+    """``clip: rect(0 0 0 0)`` (or 1px) / ``clip-path: inset(50%)``: the box is cut to nothing."""
+    clip = decls.get("clip", "")
+    if clip.startswith("rect("):
+        sizes = [float(x) for x in re.findall(_NUMBER, clip)]
+        if len(sizes) == 4 and abs(sizes[2] - sizes[0]) <= 1 and abs(sizes[1] - sizes[3]) <= 1:
+            return True
+    path = decls.get("clip-path", "")
+    m = re.fullmatch(rf"inset\(\s*({_NUMBER})\s*%\s*\)", path)
+    return bool(m and float(m.group(1)) >= 50)
+
+
+def style_hides(decls: dict[str, str]) -> bool:
+    """The declarations take the element and all it holds out of sight, whatever its
+    descendants say: not displayed, invisible, transparent, or placed off the page."""
+    if decls.get("display") == "none" or decls.get("content-visibility") == "hidden":
+        return True
+    if decls.get("visibility") in ("hidden", "collapse"):
+        return True
+    opacity = decls.get("opacity", "")
+    if opacity and _is_zero(opacity):
+        return True
+    if decls.get("text-indent") and _far_negative(decls["text-indent"]):
+        return True
+    if decls.get("position") in ("absolute", "fixed"):
+        if any(_far_negative(decls.get(side, "")) for side in ("left", "top", "right")):
+            return True
+        if _tiny_clip(decls):
+            return True
+    if any(_far_negative(decls.get(m, "")) for m in ("margin-left", "margin-top")):
+        return True
+    return decls.get("transform", "").replace(" ", "") in ("scale(0)", "scale(0,0)")
+
+
+# Properties that hide an element's text only until a descendant sets them again
+# (``font-size: 0`` on a row of inline blocks whose children restore it is a layout idiom).
+def _transparent(value: str) -> bool:
+    return value == "transparent"
+
+
+_INHERITED_HIDES: dict[str, Callable[[str], bool]] = {
+    "font-size": _is_zero,
+    "color": _transparent,
+}
+
+
+def _inherited_hides(decls: dict[str, str]) -> tuple[str, ...]:
+    return tuple(p for p, hides in _INHERITED_HIDES.items() if p in decls and hides(decls[p]))
+
+
+def style_strikes(decls: dict[str, str]) -> bool:
+    return any(
+        "line-through" in decls.get(p, "") for p in ("text-decoration", "text-decoration-line")
+    )
+
+
+def _declarations(node: LexborNode) -> dict[str, str]:
+    return style_declarations(node.attributes.get("style") or "")
+
+
 def hidden_ids(tree: LexborHTMLParser) -> frozenset[int]:
-    """The elements a browser would not render, whatever the stylesheet says."""
+    """The elements a browser would not render, whatever the stylesheet says: the ``hidden``
+    attribute, ``aria-hidden``, a closed ``<dialog>`` and inline styles (:func:`style_hides`;
+    ``font-size: 0`` and ``color: transparent`` only where no descendant sets them again)."""
     out = set()
     for node in tree.css(_HIDDEN_SELECTOR):
         attrs = node.attributes
@@ -408,8 +541,32 @@ def hidden_ids(tree: LexborHTMLParser) -> frozenset[int]:
             node.tag == "dialog"
             or ("hidden" in attrs and (attrs.get("hidden") or "").lower() != "until-found")
             or (attrs.get("aria-hidden") or "").strip().lower() == "true"
-            or _HIDDEN_STYLE.search(attrs.get("style") or "")
         ):
+            out.add(node.mem_id)
+            continue
+        if "style" not in attrs:
+            continue
+        decls = _declarations(node)
+        if style_hides(decls):
+            out.add(node.mem_id)
+            continue
+        props = _inherited_hides(decls)
+        if props and not any(
+            p in _declarations(d)
+            for d in node.css("[style]")
+            if d.mem_id != node.mem_id
+            for p in props
+        ):
+            out.add(node.mem_id)
+    return frozenset(out)
+
+
+def struck_ids(tree: LexborHTMLParser) -> frozenset[int]:
+    """The elements shown struck through (``<del>``, ``<s>``, ``<strike>``, an inline
+    ``text-decoration: line-through``): words the page shows as withdrawn."""
+    out = {node.mem_id for node in tree.css("del, s, strike")}
+    for node in tree.css("[style]"):
+        if style_strikes(_declarations(node)):
             out.add(node.mem_id)
     return frozenset(out)
 
@@ -449,7 +606,7 @@ def extract_html(body: bytes, content_type: str | None = None) -> HtmlExtracted:
     signals = _signals(tree)
     hidden = hidden_ids(tree)
     root = tree.body or tree.root
-    visible = visible_text(root, hidden) if root is not None else ""
+    visible = visible_text(root, hidden, struck_ids(tree)) if root is not None else ""
     if not visible.strip():
         raise ExtractError("HTML page has no visible text")
     return HtmlExtracted(
