@@ -246,6 +246,51 @@ def test_struck_words_are_neither_found_nor_silently_dropped(struck: str) -> Non
     assert not locate(text, "The drug is not effective.").found
 
 
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        ("10<sup>6</sup> cells", "10⁶ cells"),
+        ("10<sup>-3</sup> M", "10⁻³ M"),
+        ("10<sup>&minus;3</sup> M", "10⁻³ M"),
+        ("H<sub>2</sub>O", "H₂O"),
+        ("E = mc<sup>2</sup>.", "E = mc²."),
+        ("x<sup>n</sup> + y<sub>i</sub>", "xⁿ + yᵢ"),
+        ("10<sup> 6 </sup>cells", "10 ⁶ cells"),
+        ("10<sup><span hidden>x</span>6</sup> cells", "10⁶ cells"),
+        # no raised form for "[", "*", "q", "²": a letter or digit is kept apart from its base
+        ("effective.<sup><a href='#c1'>[1]</a></sup> Next", "effective.[1] Next"),
+        ("a<sup>[x]</sup>b, 10<sup>6²</sup>cells, x<sup>q</sup>y", "a[x]b, 10 6² cells, x q y"),
+        ("effective<sup>*</sup> here", "effective* here"),
+        ("10<sup>6<sup>2</sup></sup> cells", "10 6² cells"),
+        # ordinals and abbreviations raised by typography are the same words as plain ones
+        ("the 19<sup>th</sup> century, 1<sup>st</sup> and 2<sup>nd</sup>", None),
+        ("au XIX<sup>e</sup> siècle, le 1<sup>er</sup> mai", None),
+        ("M<sup>me</sup> Curie, N<sup>o</sup> 5, D<sup>r</sup> Roux", None),
+    ],
+)
+def test_superscripts_and_subscripts_never_join_their_base(body: str, text: str | None) -> None:
+    """r2 F3: "10<sup>6</sup>" was "106", found as a quote of 106 (exact)."""
+    expected = re.sub("<[^>]+>", "", body) if text is None else text
+    assert html(f"<p>{body}</p>").text == expected
+
+
+def test_a_quote_of_the_joined_digits_is_refused() -> None:
+    text = html("<p>The culture reached 10<sup>6</sup> cells per millilitre.</p>").text
+    assert not locate(text, "The culture reached 106 cells per millilitre.").found
+    assert locate(text, "The culture reached 10⁶ cells per millilitre.").found
+    text = html("<p>a concentration of 10<sup>-3</sup> M was used</p>").text
+    assert not locate(text, "a concentration of 10-3 M was used").found
+    assert not locate(text, "a concentration of 103 M was used").found
+    assert locate(text, "a concentration of 10⁻³ M was used").found
+
+
+def test_snapshot_needle_reads_raised_characters_as_the_dom_holds_them() -> None:
+    from citeledger.evidence.htmlshot import _needle
+
+    text = "a 10⁶ b, 10⁻³ M and H₂O"
+    assert _needle(text, 0, len(text)) == ("a 106 b, 10-3 M and H2O", 0)
+
+
 def test_title_prefers_og_title_and_revision_sources() -> None:
     ex = html(
         '<html><head><title>Story | Site</title><meta property="og:title" content="Story">'

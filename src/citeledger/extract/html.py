@@ -18,6 +18,13 @@ nor the sentence without them is one run of text. Stylesheets are not applied (n
 engine), so text hidden only by a class stays in; that errs towards finding a quote a reader
 could not see, never towards refusing one that is there.
 
+``<sup>`` and ``<sub>`` text is written with the Unicode characters that are raised or lowered
+("10<sup>6</sup>" → "10⁶", "10<sup>-3</sup>" → "10⁻³", "H<sub>2</sub>O" → "H₂O"), which the
+locator keeps as they are, so a quote of "106" or "10-3" is refused as the number it is not.
+Ordinal endings and abbreviations raised by typography stay plain ("19<sup>th</sup>",
+"XIX<sup>e</sup>", "M<sup>me</sup>"); text with no such form is kept apart from its base by a
+space where a letter or digit would touch it ("10<sup>6²</sup>" → "10 6²").
+
 Parser: selectolax's lexbor (an HTML5-conformant C parser; ~10-50 ms for the corpus pages)
 rather than the stdlib ``html.parser``, which does not build the tree the way browsers do
 (implied end tags, misnested markup), so block boundaries would be guessed.
@@ -39,8 +46,8 @@ from citeledger import model
 from citeledger.errors import ExtractError
 from citeledger.extract.text import _version, charset_from_content_type, decode, normalize_charset
 
-HTML_RULES_VERSION = "3"  # 2: charset labels by the WHATWG table (webencodings); 3: more
-# inline styles hide, struck-through text is left out
+HTML_RULES_VERSION = "4"  # 2: charset labels by the WHATWG table (webencodings); 3: more
+# inline styles hide, struck-through text is left out; 4: <sup>/<sub> as raised characters
 HTML_EXTRACTOR = "citeledger-html/selectolax"
 
 
@@ -208,6 +215,7 @@ class _Builder:
         self.parts: list[str] = []
         self.pending = 0
         self.space = False
+        self.apart = False  # the next run starts with a space if it starts with \w
 
     def brk(self, level: int) -> None:
         if level > self.pending:
@@ -239,9 +247,38 @@ class _Builder:
             if not s:
                 return
         trailing = s.endswith(" ")
+        if self.apart and s[0].isalnum():
+            self.space = True
         self._open()
+        self.apart = False
         self.parts.append(s.rstrip(" ") if trailing else s)
         self.space = trailing
+
+    def script(self, tag: str, inner: str, raw: str) -> None:
+        """A ``<sup>``/``<sub>`` whose visible text is ``inner`` (``raw``: all its text, for
+        the white space at its edges), as :func:`_script_text` reads it. Text with no raised
+        or lowered form is kept apart by a space where a letter or digit would otherwise touch
+        the base or what follows ("10<sup>6²</sup>" is "10 6²", never "106²");
+        "x.<sup>[1]</sup>" stays "x.[1]"."""
+        if not inner:
+            return
+        if "\n" in inner or "\t" in inner:  # blocks inside, with breaks of their own
+            self.text(" ")
+            self._open()
+            self.parts.append(inner)
+            self.space = True
+            return
+        lead = " " if raw[:1].isspace() else ""
+        trail = " " if raw[-1:].isspace() else ""
+        before = self.parts[-1] if self.parts and not self.pending and not self.space else ""
+        shown = _script_text(tag, inner, before)
+        if shown is None:
+            core = inner.strip(" ")
+            apart = " " if before[-1:].isalnum() and core[:1].isalnum() else lead
+            self.text(f"{apart}{inner}{trail}")
+            self.apart = not trail and core[-1:].isalnum()
+        else:
+            self.text(f"{lead}{shown}{trail}")
 
     def pre(self, s: str) -> None:
         if not s:
@@ -251,6 +288,51 @@ class _Builder:
 
     def result(self) -> str:
         return "".join(self.parts)
+
+
+# Superscript and subscript text as the characters that say so (U+00B2, U+2076, U+2082 ...),
+# which the locator keeps as they are: "10<sup>6</sup>" is "10⁶", never "106" (normalize.py).
+# Only characters whose forms are in Unicode 6 or earlier (every font of the last decade has
+# them); "-" and U+2212 both become the superscript minus.
+SUPERSCRIPTS = dict(
+    zip(
+        "()+-\u2212=0123456789ABDEGHIJKLMNOPRTUVWabcdefghijklmnoprstuvwxyz",
+        "⁽⁾⁺⁻⁻⁼⁰¹²³⁴⁵⁶⁷⁸⁹ᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+        strict=True,
+    )
+)
+SUBSCRIPTS = dict(
+    zip(
+        "()+-\u2212=0123456789aehijklmnoprstuvx",
+        "₍₎₊₋₋₌₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ",
+        strict=True,
+    )
+)
+_SCRIPT_TABLES = {"sup": str.maketrans(SUPERSCRIPTS), "sub": str.maketrans(SUBSCRIPTS)}
+# Ordinal and abbreviation endings printed raised after a number ("19<sup>th</sup>",
+# "1<sup>er</sup>", "XIX<sup>e</sup>", "2<sup>o</sup>"): the same word as "19th", kept plain.
+_ORDINAL_ENDINGS = _tags("st nd rd th d e er re ère ème eme es o a os as º ª")
+_ORDINAL_BASE = re.compile(r"(?:\d|\b[IVXLCDM]+)\Z")
+# and the abbreviations printed the same way ("M<sup>me</sup>", "N<sup>o</sup>", "D<sup>r</sup>")
+_ABBREVIATIONS = {"M": {"me", "mes", "lle", "lles", "gr"}, "N": {"o", "os"}, "D": {"r", "rs"}}
+_ABBREVIATION_BASE = re.compile(r"\b([MND]|n)\Z")
+
+
+def _script_text(tag: str, inner: str, before: str) -> str | None:
+    """What a ``<sup>``/``<sub>`` holding ``inner`` (its visible text) reads as after
+    ``before`` (the text so far): the raised or lowered characters when every one has such a
+    form, the plain letters for an ordinal ending, or None when neither holds (the caller then
+    keeps the text apart from its base with spaces)."""
+    core = inner.strip(" ")
+    if tag == "sup" and core in _ORDINAL_ENDINGS and _ORDINAL_BASE.search(before):
+        return inner
+    abbreviated = _ABBREVIATION_BASE.search(before) if tag == "sup" else None
+    if abbreviated and core in _ABBREVIATIONS[abbreviated.group(1).upper()]:
+        return inner
+    table = SUPERSCRIPTS if tag == "sup" else SUBSCRIPTS
+    if core and all(c in table or c == " " for c in core):
+        return inner.translate(_SCRIPT_TABLES[tag])
+    return None
 
 
 def _children(node: LexborNode) -> Iterator[LexborNode]:
@@ -297,6 +379,9 @@ def visible_text(
             continue
         if tag == "br":
             b.brk(_LINE)
+            continue
+        if tag in _SCRIPT_TABLES:
+            b.script(tag, visible_text(child, hidden, struck), child.text(deep=True) or "")
             continue
         if tag in _PARA_TAGS:
             level = _PARA
