@@ -266,6 +266,7 @@ def test_struck_words_are_neither_found_nor_silently_dropped(struck: str) -> Non
         ("the 19<sup>th</sup> century, 1<sup>st</sup> and 2<sup>nd</sup>", None),
         ("au XIX<sup>e</sup> siècle, le 1<sup>er</sup> mai", None),
         ("M<sup>me</sup> Curie, N<sup>o</sup> 5, D<sup>r</sup> Roux", None),
+        ("^ <sup>a</sup> <sup>b</sup> Horn (2013)", None),  # letters touching no base
     ],
 )
 def test_superscripts_and_subscripts_never_join_their_base(body: str, text: str | None) -> None:

@@ -22,8 +22,9 @@ could not see, never towards refusing one that is there.
 ("10<sup>6</sup>" → "10⁶", "10<sup>-3</sup>" → "10⁻³", "H<sub>2</sub>O" → "H₂O"), which the
 locator keeps as they are, so a quote of "106" or "10-3" is refused as the number it is not.
 Ordinal endings and abbreviations raised by typography stay plain ("19<sup>th</sup>",
-"XIX<sup>e</sup>", "M<sup>me</sup>"); text with no such form is kept apart from its base by a
-space where a letter or digit would touch it ("10<sup>6²</sup>" → "10 6²").
+"XIX<sup>e</sup>", "M<sup>me</sup>"), as do letters that touch no base (Wikipedia's "^ a b");
+text with no such form is kept apart from its base by a space where a letter or digit would
+touch it ("10<sup>6²</sup>" → "10 6²").
 
 Parser: selectolax's lexbor (an HTML5-conformant C parser; ~10-50 ms for the corpus pages)
 rather than the stdlib ``html.parser``, which does not build the tree the way browsers do
@@ -326,6 +327,8 @@ def _script_text(tag: str, inner: str, before: str) -> str | None:
     core = inner.strip(" ")
     if tag == "sup" and core in _ORDINAL_ENDINGS and _ORDINAL_BASE.search(before):
         return inner
+    if core.isalpha() and not before[-1:].isalnum():
+        return inner  # letters touching no base ("^ <sup>a</sup> <sup>b</sup>"): plain words
     abbreviated = _ABBREVIATION_BASE.search(before) if tag == "sup" else None
     if abbreviated and core in _ABBREVIATIONS[abbreviated.group(1).upper()]:
         return inner
