@@ -45,7 +45,12 @@ def pdf(streams: list[tuple[bytes, bytes]], text: str = "A page of words about n
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R "
         b"/Resources << /Font << /F1 4 0 R >> /XObject << " + b" ".join(names) + b" >> >> >>"
     )
-    out = bytearray(b"%PDF-1.4\n")
+    return write_pdf(objs)
+
+
+def write_pdf(objs: list[bytes], version: bytes = b"1.4") -> bytes:
+    """The PDF file of objects ``objs`` (object 1 the catalog), with its xref table."""
+    out = bytearray(b"%PDF-" + version + b"\n")
     offsets = []
     for i, body in enumerate(objs, 1):
         offsets.append(len(out))

@@ -12,6 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 from citeledger.errors import ExtractError
 from citeledger.extract.dispatch import extract, no_work_reason
 from citeledger.extract.html import HtmlExtracted, extract_html
+from citeledger.locate.locator import locate
 from conftest import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS / "html"
@@ -176,6 +177,119 @@ def test_invisible_content_is_left_out() -> None:
     </body></html>"""
     text = html(page).text
     assert text == "visible one\n\nvisible two"
+
+
+HIDDEN_NOT = [
+    '<span style="font-size:0">not </span>',
+    '<span style="font-size: 0px !important">not </span>',
+    '<span style="opacity:0">not </span>',
+    '<span style="opacity: 0.0">not </span>',
+    '<span style="content-visibility:hidden">not </span>',
+    '<span style="position:absolute;left:-9999px">not </span>',
+    '<span style="position: fixed; top: -100em">not </span>',
+    '<span style="text-indent:-9999px">not </span>',
+    '<span style="position:absolute;clip:rect(0 0 0 0)">not </span>',
+    '<span style="position:absolute;clip-path:inset(50%)">not </span>',
+    '<span style="color:transparent">not </span>',
+    '<span style="transform:scale(0)">not </span>',
+    '<span style="display:/**/none">not </span>',
+    '<span style="display:/* a */none/* b */">not </span>',
+    '<span style="dis\\70 lay: n\\6f ne">not </span>',
+    '<span style="DISPLAY:NONE">not </span>',
+    '<span style="visibility:visible;visibility:hidden">not </span>',
+    '<span style="display:none !important; display:inline">not </span>',
+]
+
+
+@pytest.mark.parametrize("hidden", HIDDEN_NOT)
+def test_inline_styles_that_hide_leave_their_words_out(hidden: str) -> None:
+    """A reader sees "The drug is effective.": the hidden "not" must not be findable."""
+    text = html(f"<p>The drug is {hidden}effective.</p>").text
+    assert text == "The drug is effective.", hidden
+    assert not locate(text, "The drug is not effective.").found
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        '<span style="font-size:0"><span style="font-size:16px">not </span></span>',
+        '<span style="color:transparent"><b style="color:red">not </b></span>',
+        '<span style="display:none;display:inline">not </span>',
+        '<span style="opacity:0.5">not </span>',
+        '<span style="position:absolute;left:-20px">not </span>',
+        '<span style="left:-9999px">not </span>',  # static: offsets do not apply
+        '<span style="font-size:0.9em">not </span>',
+        "<span style=\"content: 'display:none'\">not </span>",
+    ],
+)
+def test_styles_that_do_not_hide_keep_their_words(shown: str) -> None:
+    assert html(f"<p>The drug is {shown}effective.</p>").text == "The drug is not effective."
+
+
+@pytest.mark.parametrize(
+    "struck",
+    [
+        "<del>not </del>",
+        "<s>not</s> ",
+        "<strike>not </strike>",
+        "<del><b>not</b> </del>",
+        '<span style="text-decoration: line-through red">not </span>',
+        '<span style="text-decoration-line:line-through">not </span>',
+    ],
+)
+def test_struck_words_are_neither_found_nor_silently_dropped(struck: str) -> None:
+    """ "The drug is ~~not~~ effective.": the struck "not" is not findable as plain text, and the
+    sentence without it is not one run of text either (a paragraph break stands for it)."""
+    text = html(f"<p>The drug is {struck}effective.</p>").text
+    assert "not" not in text
+    assert re.fullmatch(r"The drug is\n\neffective\.", text), text
+    assert not locate(text, "The drug is not effective.").found
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        ("10<sup>6</sup> cells", "10⁶ cells"),
+        ("10<sup>-3</sup> M", "10⁻³ M"),
+        ("10<sup>&minus;3</sup> M", "10⁻³ M"),
+        ("H<sub>2</sub>O", "H₂O"),
+        ("E = mc<sup>2</sup>.", "E = mc²."),
+        ("x<sup>n</sup> + y<sub>i</sub>", "xⁿ + yᵢ"),
+        ("10<sup> 6 </sup>cells", "10 ⁶ cells"),
+        ("10<sup><span hidden>x</span>6</sup> cells", "10⁶ cells"),
+        # no raised form for "[", "*", "q", "²": a letter or digit is kept apart from its base
+        ("effective.<sup><a href='#c1'>[1]</a></sup> Next", "effective.[1] Next"),
+        ("a<sup>[x]</sup>b, 10<sup>6²</sup>cells, x<sup>q</sup>y", "a[x]b, 10 6² cells, x q y"),
+        ("effective<sup>*</sup> here", "effective* here"),
+        ("10<sup>6<sup>2</sup></sup> cells", "10 6² cells"),
+        # ordinals and abbreviations raised by typography are the same words as plain ones
+        ("the 19<sup>th</sup> century, 1<sup>st</sup> and 2<sup>nd</sup>", None),
+        ("au XIX<sup>e</sup> siècle, le 1<sup>er</sup> mai", None),
+        ("M<sup>me</sup> Curie, N<sup>o</sup> 5, D<sup>r</sup> Roux", None),
+        ("^ <sup>a</sup> <sup>b</sup> Horn (2013)", None),  # letters touching no base
+    ],
+)
+def test_superscripts_and_subscripts_never_join_their_base(body: str, text: str | None) -> None:
+    """r2 F3: "10<sup>6</sup>" was "106", found as a quote of 106 (exact)."""
+    expected = re.sub("<[^>]+>", "", body) if text is None else text
+    assert html(f"<p>{body}</p>").text == expected
+
+
+def test_a_quote_of_the_joined_digits_is_refused() -> None:
+    text = html("<p>The culture reached 10<sup>6</sup> cells per millilitre.</p>").text
+    assert not locate(text, "The culture reached 106 cells per millilitre.").found
+    assert locate(text, "The culture reached 10⁶ cells per millilitre.").found
+    text = html("<p>a concentration of 10<sup>-3</sup> M was used</p>").text
+    assert not locate(text, "a concentration of 10-3 M was used").found
+    assert not locate(text, "a concentration of 103 M was used").found
+    assert locate(text, "a concentration of 10⁻³ M was used").found
+
+
+def test_snapshot_needle_reads_raised_characters_as_the_dom_holds_them() -> None:
+    from citeledger.evidence.htmlshot import _needle
+
+    text = "a 10⁶ b, 10⁻³ M and H₂O"
+    assert _needle(text, 0, len(text)) == ("a 106 b, 10-3 M and H2O", 0)
 
 
 def test_title_prefers_og_title_and_revision_sources() -> None:

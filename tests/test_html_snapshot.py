@@ -175,3 +175,18 @@ def test_without_a_browser_the_receipt_says_so_and_the_check_stands(
     receipt = _receipt(ledger)
     assert receipt.snapshot is None and receipt.snapshot_note == NO_RENDERER
     assert Judge(load_ledger(ledger)).judge(CitationRef("page")).state is State.CHECKED
+
+
+@pytest.mark.slow
+@needs_browser
+def test_a_quote_with_a_superscript_is_marked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extractor writes "10<sup>6</sup>" as "10⁶"; the DOM holds "6": the mark is found."""
+    from citeledger.evidence.htmlshot import html_snapshots
+
+    monkeypatch.setenv("CITELEDGER_CHROMIUM", CHROMIUM)
+    body = b"<p>The culture reached 10<sup>6</sup> cells in 10<sup>&minus;3</sup> M salt.</p>"
+    text = extract(body, "text/html").text
+    assert text == "The culture reached 10⁶ cells in 10⁻³ M salt."
+    (shot,) = html_snapshots(body, "text/html", text, [(4, len(text) - 1)])
+    assert shot is not None
+    assert (0xFF, 0xE1, 0x4D) in set(_pixels(shot.png))

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from citeledger.evidence.snapshot import MAX_PNG_BYTES, MAX_SIDE_PX, Snapshot, png_size
+from citeledger.extract.html import SUBSCRIPTS, SUPERSCRIPTS
 
 HTML_RENDERER = "chromium"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -48,11 +49,14 @@ TIMEOUT_MS = 15_000
 DEADLINE_S = 60.0
 
 _WS = re.compile(r"\s+")
+_FOLD = {m: p.replace("\u2212", "-") for p, m in (*SUPERSCRIPTS.items(), *SUBSCRIPTS.items())}
+_FOLD["\u2212"] = "-"
+_FOLD_TABLE = str.maketrans(_FOLD)
 
 # Wraps the k-th occurrence of the (whitespace-collapsed) words in <mark>s, text node by text
 # node, and answers the marks' bounding box in page coordinates, or null when absent.
 _MARK_JS = """
-([needle, nth]) => {
+([needle, nth, fold]) => {
   const skip = new Set(["SCRIPT","STYLE","TEMPLATE","NOSCRIPT","HEAD","TITLE","TEXTAREA","OPTION"]);
   // no filter callback: with the page's scripts disabled the walker cannot call one
   const walker = document.createTreeWalker(document.body || document.documentElement,
@@ -67,7 +71,7 @@ _MARK_JS = """
     for (let i = 0; i < s.length; i++) {
       const ws = /\\s/.test(s[i]);
       if (ws) { if (!space) { flat += " "; map.push([n, i]); space = true; } }
-      else { flat += s[i]; map.push([n, i]); space = false; }
+      else { flat += fold[s[i]] || s[i]; map.push([n, i]); space = false; }
     }
   }
   let at = -1, from = 0;
@@ -123,10 +127,17 @@ def renderer_available() -> bool:
     return True
 
 
+def _plain_scripts(s: str) -> str:
+    """The extractor writes ``<sup>6</sup>`` as "⁶" (``extract.html._script_text``) where the
+    page's DOM holds "6" in a ``<sup>``: needle and DOM text are both compared with raised and
+    lowered characters (and U+2212) folded to plain ones (:data:`_FOLD`, one for one)."""
+    return s.translate(_FOLD_TABLE)
+
+
 def _needle(text: str, start: int, end: int) -> tuple[str, int]:
     """The span's words with whitespace collapsed, and which occurrence of them it is."""
-    needle = _WS.sub(" ", text[start:end]).strip()
-    before = _WS.sub(" ", text[:start])
+    needle = _plain_scripts(_WS.sub(" ", text[start:end]).strip())
+    before = _plain_scripts(_WS.sub(" ", text[:start]))
     return needle, before.count(needle) if needle else 0
 
 
@@ -189,7 +200,7 @@ def _one(context: object, html: str, text: str, start: int, end: int) -> Snapsho
     page = context.new_page()  # type: ignore[attr-defined]
     try:
         page.set_content(html, wait_until="domcontentloaded", timeout=TIMEOUT_MS)
-        box = page.evaluate(_MARK_JS, [needle, nth])
+        box = page.evaluate(_MARK_JS, [needle, nth, _FOLD])
         if box is None:
             return None
         top = max(0, int(box["top"]) - CONTEXT_PX)

@@ -5,10 +5,26 @@ Why this shape: a quote is found by code-point offsets into this text, so the te
 reader sees, in order, with block boundaries kept — a quote must never match across the end of
 one paragraph and the start of the next as if they were one sentence ("one</p><p>two" gives
 "one\\n\\ntwo", never "onetwo"). Script, style, template, noscript, svg, head, form controls and
-hidden elements (``hidden``, ``aria-hidden="true"``, inline ``display:none`` /
-``visibility:hidden``) contribute nothing. Stylesheets are not applied (no CSS engine), so text
-hidden only by a class stays in; that errs towards finding a quote a reader could not see, never
-towards refusing one that is there.
+hidden elements contribute nothing: ``hidden``, ``aria-hidden="true"``, a closed ``<dialog>``,
+and inline styles as a browser reads them (comments and escapes decoded, the last declaration
+winning): ``display:none``, ``visibility:hidden|collapse``, ``content-visibility:hidden``,
+``opacity:0``, ``transform:scale(0)``, a box moved far off the page (``position:absolute|fixed``
+with ``left``/``top``/``right`` at -1000px or beyond, ``text-indent`` or a left or top margin
+as far, or clipped to a pixel: the screen-reader-only idioms), and ``font-size:0`` or
+``color:transparent`` unless a descendant sets them again. Struck-through words (``<del>``,
+``<s>``, ``<strike>``, inline ``text-decoration: line-through``) are left out and a paragraph
+break stands where they were: a reader sees them withdrawn, so neither the sentence with them
+nor the sentence without them is one run of text. Stylesheets are not applied (no CSS
+engine), so text hidden only by a class stays in; that errs towards finding a quote a reader
+could not see, never towards refusing one that is there.
+
+``<sup>`` and ``<sub>`` text is written with the Unicode characters that are raised or lowered
+("10<sup>6</sup>" → "10⁶", "10<sup>-3</sup>" → "10⁻³", "H<sub>2</sub>O" → "H₂O"), which the
+locator keeps as they are, so a quote of "106" or "10-3" is refused as the number it is not.
+Ordinal endings and abbreviations raised by typography stay plain ("19<sup>th</sup>",
+"XIX<sup>e</sup>", "M<sup>me</sup>"), as do letters that touch no base (Wikipedia's "^ a b");
+text with no such form is kept apart from its base by a space where a letter or digit would
+touch it ("10<sup>6²</sup>" → "10 6²").
 
 Parser: selectolax's lexbor (an HTML5-conformant C parser; ~10-50 ms for the corpus pages)
 rather than the stdlib ``html.parser``, which does not build the tree the way browsers do
@@ -21,7 +37,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +47,8 @@ from citeledger import model
 from citeledger.errors import ExtractError
 from citeledger.extract.text import _version, charset_from_content_type, decode, normalize_charset
 
-HTML_RULES_VERSION = "2"  # 2: charset labels by the WHATWG table (webencodings)
+HTML_RULES_VERSION = "4"  # 2: charset labels by the WHATWG table (webencodings); 3: more
+# inline styles hide, struck-through text is left out; 4: <sup>/<sub> as raised characters
 HTML_EXTRACTOR = "citeledger-html/selectolax"
 
 
@@ -60,9 +77,7 @@ _SKIP_TAGS = _tags(
     "track map area noframes"
 )
 _HIDDEN_SELECTOR = '[hidden], [aria-hidden="true" i], [style], dialog:not([open])'
-_HIDDEN_STYLE = re.compile(
-    r"(?:^|[;\s])(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))", re.I
-)
+_STRUCK_TAGS = frozenset(("del", "s", "strike"))
 
 _CELL, _LINE, _PARA = 1, 2, 3
 _SEPARATORS = {_CELL: "\t", _LINE: "\n", _PARA: "\n\n"}
@@ -201,6 +216,7 @@ class _Builder:
         self.parts: list[str] = []
         self.pending = 0
         self.space = False
+        self.apart = False  # the next run starts with a space if it starts with \w
 
     def brk(self, level: int) -> None:
         if level > self.pending:
@@ -232,9 +248,38 @@ class _Builder:
             if not s:
                 return
         trailing = s.endswith(" ")
+        if self.apart and s[0].isalnum():
+            self.space = True
         self._open()
+        self.apart = False
         self.parts.append(s.rstrip(" ") if trailing else s)
         self.space = trailing
+
+    def script(self, tag: str, inner: str, raw: str) -> None:
+        """A ``<sup>``/``<sub>`` whose visible text is ``inner`` (``raw``: all its text, for
+        the white space at its edges), as :func:`_script_text` reads it. Text with no raised
+        or lowered form is kept apart by a space where a letter or digit would otherwise touch
+        the base or what follows ("10<sup>6²</sup>" is "10 6²", never "106²");
+        "x.<sup>[1]</sup>" stays "x.[1]"."""
+        if not inner:
+            return
+        if "\n" in inner or "\t" in inner:  # blocks inside, with breaks of their own
+            self.text(" ")
+            self._open()
+            self.parts.append(inner)
+            self.space = True
+            return
+        lead = " " if raw[:1].isspace() else ""
+        trail = " " if raw[-1:].isspace() else ""
+        before = self.parts[-1] if self.parts and not self.pending and not self.space else ""
+        shown = _script_text(tag, inner, before)
+        if shown is None:
+            core = inner.strip(" ")
+            apart = " " if before[-1:].isalnum() and core[:1].isalnum() else lead
+            self.text(f"{apart}{inner}{trail}")
+            self.apart = not trail and core[-1:].isalnum()
+        else:
+            self.text(f"{lead}{shown}{trail}")
 
     def pre(self, s: str) -> None:
         if not s:
@@ -246,14 +291,65 @@ class _Builder:
         return "".join(self.parts)
 
 
+# Superscript and subscript text as the characters that say so (U+00B2, U+2076, U+2082 ...),
+# which the locator keeps as they are: "10<sup>6</sup>" is "10⁶", never "106" (normalize.py).
+# Only characters whose forms are in Unicode 6 or earlier (every font of the last decade has
+# them); "-" and U+2212 both become the superscript minus.
+SUPERSCRIPTS = dict(
+    zip(
+        "()+-\u2212=0123456789ABDEGHIJKLMNOPRTUVWabcdefghijklmnoprstuvwxyz",
+        "⁽⁾⁺⁻⁻⁼⁰¹²³⁴⁵⁶⁷⁸⁹ᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+        strict=True,
+    )
+)
+SUBSCRIPTS = dict(
+    zip(
+        "()+-\u2212=0123456789aehijklmnoprstuvx",
+        "₍₎₊₋₋₌₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ",
+        strict=True,
+    )
+)
+_SCRIPT_TABLES = {"sup": str.maketrans(SUPERSCRIPTS), "sub": str.maketrans(SUBSCRIPTS)}
+# Ordinal and abbreviation endings printed raised after a number ("19<sup>th</sup>",
+# "1<sup>er</sup>", "XIX<sup>e</sup>", "2<sup>o</sup>"): the same word as "19th", kept plain.
+_ORDINAL_ENDINGS = _tags("st nd rd th d e er re ère ème eme es o a os as º ª")
+_ORDINAL_BASE = re.compile(r"(?:\d|\b[IVXLCDM]+)\Z")
+# and the abbreviations printed the same way ("M<sup>me</sup>", "N<sup>o</sup>", "D<sup>r</sup>")
+_ABBREVIATIONS = {"M": {"me", "mes", "lle", "lles", "gr"}, "N": {"o", "os"}, "D": {"r", "rs"}}
+_ABBREVIATION_BASE = re.compile(r"\b([MND]|n)\Z")
+
+
+def _script_text(tag: str, inner: str, before: str) -> str | None:
+    """What a ``<sup>``/``<sub>`` holding ``inner`` (its visible text) reads as after
+    ``before`` (the text so far): the raised or lowered characters when every one has such a
+    form, the plain letters for an ordinal ending, or None when neither holds (the caller then
+    keeps the text apart from its base with spaces)."""
+    core = inner.strip(" ")
+    if tag == "sup" and core in _ORDINAL_ENDINGS and _ORDINAL_BASE.search(before):
+        return inner
+    if core.isalpha() and not before[-1:].isalnum():
+        return inner  # letters touching no base ("^ <sup>a</sup> <sup>b</sup>"): plain words
+    abbreviated = _ABBREVIATION_BASE.search(before) if tag == "sup" else None
+    if abbreviated and core in _ABBREVIATIONS[abbreviated.group(1).upper()]:
+        return inner
+    table = SUPERSCRIPTS if tag == "sup" else SUBSCRIPTS
+    if core and all(c in table or c == " " for c in core):
+        return inner.translate(_SCRIPT_TABLES[tag])
+    return None
+
+
 def _children(node: LexborNode) -> Iterator[LexborNode]:
     return iter(node.iter(include_text=True))
 
 
-def visible_text(root: LexborNode, hidden: frozenset[int] = frozenset()) -> str:
+def visible_text(
+    root: LexborNode, hidden: frozenset[int] = frozenset(), struck: frozenset[int] = frozenset()
+) -> str:
     """Walk the tree in document order without recursion (deep DOMs exist), leaving out
-    skipped tags and the elements whose ``mem_id`` is in ``hidden``. The tree is not mutated:
-    freeing a subtree whose nodes other wrappers still point at is how parsers crash."""
+    skipped tags and the elements whose ``mem_id`` is in ``hidden``; an element in ``struck``
+    is left out too and leaves a paragraph break where it stood, so that neither the words
+    struck through nor the sentence read without them is one run of text. The tree is not
+    mutated: freeing a subtree whose nodes other wrappers still point at is how parsers crash."""
     b = _Builder()
     stack: list[tuple[LexborNode, Iterator[LexborNode], int, bool]] = [
         (root, _children(root), _LINE, False)
@@ -281,8 +377,14 @@ def visible_text(root: LexborNode, hidden: frozenset[int] = frozenset()) -> str:
         tag = child.tag or ""
         if tag in _SKIP_TAGS or child.mem_id in hidden:
             continue
+        if child.mem_id in struck:
+            b.brk(_PARA)
+            continue
         if tag == "br":
             b.brk(_LINE)
+            continue
+        if tag in _SCRIPT_TABLES:
+            b.script(tag, visible_text(child, hidden, struck), child.text(deep=True) or "")
             continue
         if tag in _PARA_TAGS:
             level = _PARA
@@ -399,8 +501,127 @@ def _signals(tree: LexborHTMLParser) -> frozenset[str]:
     return frozenset(found)
 
 
+# ------------------------------------------------------------------------------- inline styles
+
+_CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{1,6})[ \t\n\r\f]?|(.))", re.S)
+_IMPORTANT = re.compile(r"\s*!\s*important\s*\Z", re.I)
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?"
+_LENGTH = re.compile(rf"({_NUMBER})\s*([a-z]+|%)?", re.I)
+# How far off the page a negative offset must put a box before it counts as moved out of sight:
+# the screen-reader-only and image-replacement idioms use -9999px, -10000px, -5000px, -999em.
+_FAR = {"px": 1000.0, "pt": 750.0, "em": 60.0, "rem": 60.0, "vw": 100.0, "vh": 100.0, "%": 100.0}
+
+
+def _css_unescape(m: re.Match[str]) -> str:
+    if m.group(1):
+        cp = int(m.group(1), 16)
+        return chr(cp) if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF else "\ufffd"
+    return m.group(2)
+
+
+def style_declarations(style: str) -> dict[str, str]:
+    """An inline ``style`` attribute as a browser reads it: comments removed, escapes decoded,
+    property names lower-cased, the last declaration of a property winning unless an earlier
+    one is ``!important``. Values are lower-cased with whitespace collapsed."""
+    text = _CSS_ESCAPE.sub(_css_unescape, _CSS_COMMENT.sub(" ", style))
+    out: dict[str, str] = {}
+    important: set[str] = set()
+    for decl in text.split(";"):
+        name, colon, value = decl.partition(":")
+        name = name.strip().lower()
+        if not colon or not name:
+            continue
+        value = " ".join(value.lower().split())
+        is_important = bool(_IMPORTANT.search(value))
+        if is_important:
+            value = _IMPORTANT.sub("", value)
+        if name in important and not is_important:
+            continue
+        if is_important:
+            important.add(name)
+        out[name] = value
+    return out
+
+
+def _is_zero(value: str) -> bool:
+    """``0``, ``0px``, ``0.0em``, ``0%``: a length or number that is zero."""
+    m = _LENGTH.fullmatch(value.strip())
+    return m is not None and float(m.group(1)) == 0
+
+
+def _far_negative(value: str) -> bool:
+    m = _LENGTH.fullmatch(value.strip())
+    if m is None:
+        return False
+    number, unit = float(m.group(1)), (m.group(2) or "px").lower()
+    return number < 0 and -number >= _FAR.get(unit, float("inf"))
+
+
+def _tiny_clip(decls: dict[str, str]) -> bool:
+    """``clip: rect(0 0 0 0)`` (or 1px) / ``clip-path: inset(50%)``: the box is cut to nothing."""
+    clip = decls.get("clip", "")
+    if clip.startswith("rect("):
+        sizes = [float(x) for x in re.findall(_NUMBER, clip)]
+        if len(sizes) == 4 and abs(sizes[2] - sizes[0]) <= 1 and abs(sizes[1] - sizes[3]) <= 1:
+            return True
+    path = decls.get("clip-path", "")
+    m = re.fullmatch(rf"inset\(\s*({_NUMBER})\s*%\s*\)", path)
+    return bool(m and float(m.group(1)) >= 50)
+
+
+def style_hides(decls: dict[str, str]) -> bool:
+    """The declarations take the element and all it holds out of sight, whatever its
+    descendants say: not displayed, invisible, transparent, or placed off the page."""
+    if decls.get("display") == "none" or decls.get("content-visibility") == "hidden":
+        return True
+    if decls.get("visibility") in ("hidden", "collapse"):
+        return True
+    opacity = decls.get("opacity", "")
+    if opacity and _is_zero(opacity):
+        return True
+    if decls.get("text-indent") and _far_negative(decls["text-indent"]):
+        return True
+    if decls.get("position") in ("absolute", "fixed"):
+        if any(_far_negative(decls.get(side, "")) for side in ("left", "top", "right")):
+            return True
+        if _tiny_clip(decls):
+            return True
+    if any(_far_negative(decls.get(m, "")) for m in ("margin-left", "margin-top")):
+        return True
+    return decls.get("transform", "").replace(" ", "") in ("scale(0)", "scale(0,0)")
+
+
+# Properties that hide an element's text only until a descendant sets them again
+# (``font-size: 0`` on a row of inline blocks whose children restore it is a layout idiom).
+def _transparent(value: str) -> bool:
+    return value == "transparent"
+
+
+_INHERITED_HIDES: dict[str, Callable[[str], bool]] = {
+    "font-size": _is_zero,
+    "color": _transparent,
+}
+
+
+def _inherited_hides(decls: dict[str, str]) -> tuple[str, ...]:
+    return tuple(p for p, hides in _INHERITED_HIDES.items() if p in decls and hides(decls[p]))
+
+
+def style_strikes(decls: dict[str, str]) -> bool:
+    return any(
+        "line-through" in decls.get(p, "") for p in ("text-decoration", "text-decoration-line")
+    )
+
+
+def _declarations(node: LexborNode) -> dict[str, str]:
+    return style_declarations(node.attributes.get("style") or "")
+
+
 def hidden_ids(tree: LexborHTMLParser) -> frozenset[int]:
-    """The elements a browser would not render, whatever the stylesheet says."""
+    """The elements a browser would not render, whatever the stylesheet says: the ``hidden``
+    attribute, ``aria-hidden``, a closed ``<dialog>`` and inline styles (:func:`style_hides`;
+    ``font-size: 0`` and ``color: transparent`` only where no descendant sets them again)."""
     out = set()
     for node in tree.css(_HIDDEN_SELECTOR):
         attrs = node.attributes
@@ -408,8 +629,32 @@ def hidden_ids(tree: LexborHTMLParser) -> frozenset[int]:
             node.tag == "dialog"
             or ("hidden" in attrs and (attrs.get("hidden") or "").lower() != "until-found")
             or (attrs.get("aria-hidden") or "").strip().lower() == "true"
-            or _HIDDEN_STYLE.search(attrs.get("style") or "")
         ):
+            out.add(node.mem_id)
+            continue
+        if "style" not in attrs:
+            continue
+        decls = _declarations(node)
+        if style_hides(decls):
+            out.add(node.mem_id)
+            continue
+        props = _inherited_hides(decls)
+        if props and not any(
+            p in _declarations(d)
+            for d in node.css("[style]")
+            if d.mem_id != node.mem_id
+            for p in props
+        ):
+            out.add(node.mem_id)
+    return frozenset(out)
+
+
+def struck_ids(tree: LexborHTMLParser) -> frozenset[int]:
+    """The elements shown struck through (``<del>``, ``<s>``, ``<strike>``, an inline
+    ``text-decoration: line-through``): words the page shows as withdrawn."""
+    out = {node.mem_id for node in tree.css("del, s, strike")}
+    for node in tree.css("[style]"):
+        if style_strikes(_declarations(node)):
             out.add(node.mem_id)
     return frozenset(out)
 
@@ -449,7 +694,7 @@ def extract_html(body: bytes, content_type: str | None = None) -> HtmlExtracted:
     signals = _signals(tree)
     hidden = hidden_ids(tree)
     root = tree.body or tree.root
-    visible = visible_text(root, hidden) if root is not None else ""
+    visible = visible_text(root, hidden, struck_ids(tree)) if root is not None else ""
     if not visible.strip():
         raise ExtractError("HTML page has no visible text")
     return HtmlExtracted(

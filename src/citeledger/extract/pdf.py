@@ -39,6 +39,9 @@ control characters (glyphs the file maps to no character) → U+FFFD, and each p
 Ligatures are what the library gives (PDFium: letters; pypdf keeps U+FB01 etc.), and words
 hyphenated at a line end stay hyphenated: folding both is the locator's normalisation.
 
+The text is the file's text layer, whether or not the page shows it; verify refuses a quote
+found in words the drawn page leaves no ink for (``evidence.snapshot.pdf_view``).
+
 Before either library sees the bytes, :func:`check_inflated_size` inflates every Flate stream
 that is not an image, discarding the output, and refuses a file whose streams would grow past
 ``max_inflated`` bytes: PDFium holds a decompressed stream whole, so a 1 MB file holding a 1 GB

@@ -110,33 +110,73 @@ def analyse(
             located[(text, hint)] = locate_prepared(
                 prepared, text, page_starts=extracted.page_starts, hint=hint
             )
-    snapshots, note = _snapshots(body, extracted, located.values())
+    snapshots, note, unseen = _snapshots(body, extracted, located.values())
+    for key, result in located.items():
+        span = (result.char_start or 0, result.char_end or 0)
+        words = unseen.get(span) if result.found else None
+        if words:
+            located[key] = _not_visible(result, words)
     return Analysis(extracted, reason, located, snapshots, note)
+
+
+def _visible(body: bytes, extracted: Extracted, result: LocateResult) -> LocateResult:
+    """``result``, or its refusal when it is a PDF span whose words the page does not show
+    (the same check ``analyse`` makes, for a quote located outside the worker)."""
+    if extracted.kind != "pdf" or not result.found or result.char_start is None:
+        return result
+    from citeledger.evidence import snapshot
+
+    try:
+        view = snapshot.pdf_view(
+            body, extracted.page_starts, extracted.text, result.char_start, result.char_end or 0
+        )
+    except Exception:  # as in _snapshots: a renderer's failure costs the image only
+        return result
+    return _not_visible(result, view.unseen) if view.unseen else result
+
+
+def _not_visible(result: LocateResult, words: tuple[tuple[int, str], ...]) -> LocateResult:
+    """A span found in a PDF's text layer whose words the page does not show: refused."""
+    pages = sorted({page for page, _ in words})
+    shown = " ".join(word for _, word in words[:8]) + (" …" if len(words) > 8 else "")
+    where = "page " + ", ".join(map(str, pages)) if len(pages) < 4 else f"{len(pages)} pages"
+    return LocateResult(
+        found=False,
+        score=result.score,
+        candidate=result.source_quote,
+        differences=(f"the PDF's text has these words but {where} shows no ink for them: {shown}",),
+        reason="the quoted words are in the PDF's text layer but not visible on its page",
+    )
 
 
 def _snapshots(
     body: bytes, extracted: Extracted | None, located: Any
-) -> tuple[tuple[Any, ...], str | None]:
-    """One image per distinct span found, from the stored body only (``evidence.snapshot``)."""
+) -> tuple[tuple[Any, ...], str | None, dict[tuple[int, int], tuple[tuple[int, str], ...]]]:
+    """One image per distinct span found, from the stored body only (``evidence.snapshot``),
+    and for a PDF the words of each span that its page shows no ink for (``pdf_view``)."""
     spans = _found_spans(located)
     if extracted is None or not spans:
-        return (), None
+        return (), None, {}
     from citeledger.evidence import snapshot
 
     if extracted.kind == "html":
-        return (), None  # drawn by Chromium in the verify process, after this worker returns
+        return (), None, {}  # drawn by Chromium in the verify process, after this worker returns
     if extracted.kind != "pdf":
-        return (), snapshot.NO_RENDERER
+        return (), snapshot.NO_RENDERER, {}
     made = []
+    unseen: dict[tuple[int, int], tuple[tuple[int, str], ...]] = {}
     for start, end in spans:
         try:
-            one = snapshot.pdf_snapshot(body, extracted.page_starts, extracted.text, start, end)
+            view = snapshot.pdf_view(body, extracted.page_starts, extracted.text, start, end)
         except Exception:  # a renderer's failure costs the image, never the check
-            one = None
-        if one is not None:
-            made.append(one)
-    note = None if len(made) == len(spans) else "no snapshot: the page could not be rendered"
-    return tuple(made), note
+            view = snapshot.PdfView(None)
+        if view.unseen:
+            unseen[(start, end)] = view.unseen
+        elif view.snapshot is not None:
+            made.append(view.snapshot)
+    kept = len(spans) - len(unseen)
+    note = None if len(made) == kept else "no snapshot: the page could not be rendered"
+    return tuple(made), note, unseen
 
 
 def _found_spans(located: Any) -> list[tuple[int, int]]:
@@ -202,7 +242,8 @@ class Capture:
         assert self.extracted is not None
         if prepared is None:
             prepared = prepare(self.extracted.text)
-        return locate_prepared(prepared, quote, page_starts=page_starts, hint=hint)
+        result = locate_prepared(prepared, quote, page_starts=page_starts, hint=hint)
+        return _visible(self.retrieval.body, self.extracted, result)
 
 
 def capture(
