@@ -226,6 +226,9 @@ class CitationRef:
     mode: str = "NormalCitation"
     claim: str = ""
     occurrence: int = 0  # running number in document order; stable ids derive from it
+    # what the document itself shows cannot be checked (a raw TeX citation command, a pinpoint
+    # the build cannot read): a breakdown whatever the ledger holds, for this reason
+    problem: str | None = None
 
 
 @dataclass(frozen=True)

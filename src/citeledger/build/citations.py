@@ -8,16 +8,21 @@ build of a thesis and converting the whole document would cost more than pandoc 
 What counts: every citation item of every ``Cite`` in body blocks, notes, tables (caption, head,
 body, foot cells), figures (caption and body), headings, lists, definition lists, block quotes,
 divs, spans and link text, and in the metadata fields a reader sees (``title``, ``subtitle``,
-``thanks``, ``abstract``: these come first, in that order, as they are printed); a ``Cite``
-nested in another's prefix or suffix belongs to the outer one. A metadata citation's callout
-goes at the top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1): a title cannot
-hold a block, and a template may not print the abstract at all (an HTML fragment, GFM), while
-the top of the body is always shown. What does not count: other metadata (``nocite``, ``keywords``,
-``author``), image alt text (pandoc 3 copies a figure's caption into its image's alt, so counting
-it would judge the same words twice — but pandoc 2.x has no Figure block: there the alt text of
-an implicit figure's image, title ``fig:``, is the caption, and is read), and cross-references
-(``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the
-keys of the document's ``crossref: custom:`` types).
+``thanks``, ``abstract``: these come first, in that order, as they are printed); a ``Cite`` nested
+in another's prefix or suffix belongs to the outer one. A metadata citation's callout goes at the
+top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1): a title cannot hold a block,
+and a template may not print the abstract at all (an HTML fragment, GFM), while the top of the body
+is always shown. Other metadata does not count (``nocite``, ``keywords``, ``author``). Image alt
+text does not count (pandoc 3 copies a figure's caption into its image's alt, so counting it would
+judge the same words twice — but pandoc 2.x has no Figure block: there the alt text of an implicit
+figure's image, title ``fig:``, is the caption, and is read), nor do cross-references
+(``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys
+of the document's ``crossref: custom:`` types).
+
+A citation written as a raw TeX or typst command (``\\citep[p.~4]{key}``, ``#cite(<key>)``, in
+a RawInline or a RawBlock: ``raw_citations``) is printed to the reader, yet is no ``Cite``: it
+is found (``FoundCitation.raw``) with a ``CitationRef.problem`` that makes it a breakdown —
+no check can cover words the build cannot read — saying to write ``[@key]`` instead.
 
 What the filter added on an earlier run never hides a citation: a ``Cite`` inside a
 ``citeledger-cite`` wrapper (made by the filter, or written by hand) is found like any other, with
@@ -107,8 +112,9 @@ _LOWER_PREFIXES = (
 CROSSREF_PREFIXES = (*_LOWER_PREFIXES, *(p.capitalize() for p in _LOWER_PREFIXES))
 METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
 
-_BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
-_INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math", "RawInline"})
+
+_BLOCK_LEAVES = frozenset({"CodeBlock", "HorizontalRule", "Null"})
+_INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math"})
 _SIMPLE_INLINE_CONTAINERS = frozenset(
     {"Emph", "Underline", "Strong", "Strikeout", "Superscript", "Subscript", "SmallCaps"}
 )
@@ -120,6 +126,72 @@ def is_crossref(key: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool
     ``prefixes``: ``crossref_prefixes(meta)`` for a document that defines custom kinds.
     """
     return key.startswith(prefixes)
+
+
+# --------------------------------------------------------------------------- raw citations
+
+# the raw formats whose citation commands a reader sees printed (pandoc passes them through)
+_TEX_FORMATS = frozenset({"tex", "latex", "beamer", "context"})
+_TYPST_FORMATS = frozenset({"typst"})
+# \cite, \citep, \citet*, \citeauthor, \parencite, \textcite, \autocite, \footcite, \Cite…;
+# not the filter's own ``\citeledger…`` macros, nor ``\nocite`` (it prints nothing at the claim)
+_TEX_COMMAND = re.compile(r"\\(?!citeledger|nocite\b)([A-Za-z]*cite[A-Za-z]*)\*?")
+_TEX_OPTION = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))")  # [pre] [post], biblatex's (…)
+_TEX_KEYS = re.compile(r"\s*\{([^{}]*)\}")
+# typst: #cite(<key>), #cite(label("key")), and a reference @key in typst markup
+_TYPST_CITE = re.compile(r'#cite\(\s*(?:<([^<>\s]+)>|label\(\s*"([^"]+)"\s*\))')
+_TYPST_REF = re.compile(r"(?<![\w@#<])@([\w][\w:.\-/]*\w|\w)")
+_RAW_KEY = re.compile(r"[^\s{}\\,]+")
+
+
+class RawCitation(NamedTuple):
+    key: str
+    command: str  # the command as written, to show the writer what to replace
+
+
+def raw_citations(
+    fmt: str, text: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES
+) -> list[RawCitation]:
+    """The citations written as raw TeX or typst commands (``\\citep[p.~4]{key}``,
+    ``#cite(<key>)``): printed to the reader, yet no ``Cite`` — so nothing can check them."""
+    fmt = fmt.lower()
+    found: list[RawCitation] = []
+    if fmt in _TEX_FORMATS:
+        if "cite" not in text:
+            return found
+        for m in _TEX_COMMAND.finditer(text):
+            at, keys = m.end(), []
+            while True:  # \cites[…]{a}[…]{b}: each group its keys
+                while (option := _TEX_OPTION.match(text, at)) is not None:
+                    at = option.end()
+                group = _TEX_KEYS.match(text, at)
+                if group is None:
+                    break
+                at = group.end()
+                keys += [k.strip() for k in group.group(1).split(",")]
+                if not m.group(1).endswith("cites"):
+                    break
+            command = text[m.start() : at]
+            found += [RawCitation(k, command) for k in keys if _RAW_KEY.fullmatch(k)]
+    elif fmt in _TYPST_FORMATS:
+        if "#cite" in text:
+            for m in _TYPST_CITE.finditer(text):
+                key = m.group(1) or m.group(2)
+                found.append(RawCitation(key, f"#cite(<{key}>)"))
+        if "@" in text:
+            for m in _TYPST_REF.finditer(text):
+                if not is_crossref(m.group(1), prefixes):
+                    found.append(RawCitation(m.group(1), m.group(0)))
+    return found
+
+
+def raw_problem(fmt: str, raw: RawCitation) -> str:
+    """Why a raw citation is a breakdown, and what to write instead."""
+    kind = "typst" if fmt.lower() in _TYPST_FORMATS else "TeX"
+    return (
+        f"This citation is raw {kind} ({raw.command}), which citeledger cannot read, so nothing "
+        f"checks it: write it as [@{raw.key}] (citeproc, natbib or biblatex still format it)."
+    )
 
 
 def cites_a_source(items: Sequence[Json], prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool:
@@ -231,6 +303,7 @@ class FoundCitation:
     claim_span: Path | None = None  # the writer's ``[…]{.claim}`` Span, when it is the claim
     block_index: int = field(default=0, compare=False)
     list_depth: int = field(default=0, compare=False)
+    raw: bool = False  # a raw TeX/typst command at ``cite_path`` (a RawInline or RawBlock)
 
     @property
     def in_metadata(self) -> bool:
@@ -541,6 +614,9 @@ class _Walker:
             here = ctx
             if not ctx.fixed:
                 here = ctx._replace(host_path=path, host_after=i, host_lists=ctx.lists)
+            if t == "RawBlock":
+                self._raw(block, (*path, i), here.enter("raw"), None)
+                continue
             self.block(block, (*path, i), here)
 
     def block(self, block: Json, path: Path, ctx: _Ctx) -> None:
@@ -656,7 +732,9 @@ class _Walker:
             if t in _INLINE_LEAVES:
                 continue
             c: Any = el.get("c")
-            if t == "Cite":
+            if t == "RawInline":
+                self._raw(el, (*path, i), ctx, block)
+            elif t == "Cite":
                 own = _Around(inlines, i, (*path, i))
                 wrapper = ctx.wrapper
                 # in a wrapper, the claim Spans beside it are the Cite's neighbours
@@ -703,6 +781,44 @@ class _Walker:
                 )
                 self.blocks(c, (*path, i, "c"), note_ctx)
             # Image: alt text is not prose (see the module docstring; pandoc 2's figure: block)
+
+    def _raw(self, node: Json, path: Path, ctx: _Ctx, block: Json | None) -> None:
+        """Record each citation written as a raw command (``raw_citations``): a breakdown the
+        document itself shows (``CitationRef.problem``), its flag and callout where a Cite's
+        would be (a raw block's after it). ``block``: the block holding a RawInline."""
+        c = node.get("c")
+        if self.previous_only or not (isinstance(c, list) and len(c) == 2):
+            return
+        fmt, text = c
+        if not (isinstance(fmt, str) and isinstance(text, str)):
+            return
+        found = raw_citations(fmt, text, self.prefixes)
+        if not found:
+            return
+        claim = squash(text) if block is None else self._sentence(block, node)
+        for raw in found:
+            self.occurrence += 1
+            ref = CitationRef(
+                key=raw.key,
+                claim=claim,
+                occurrence=self.occurrence,
+                problem=raw_problem(fmt, raw),
+            )
+            self.found.append(
+                FoundCitation(
+                    ref=ref,
+                    cite_path=path,
+                    citation_path=path,
+                    host_path=ctx.host_path,
+                    host_after=ctx.host_after,
+                    where=ctx.where,
+                    attributes=ctx.attributes,
+                    in_link=ctx.in_link,
+                    block_index=-1 if ctx.meta else int(path[1]),
+                    list_depth=ctx.host_lists,
+                    raw=True,
+                )
+            )
 
     def _unverified(self, node: Json, ctx: _Ctx) -> _Ctx:
         """Collect ``node`` when it is an unmarked unverified marker outside any other."""

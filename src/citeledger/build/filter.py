@@ -67,6 +67,7 @@ ones their frame (their uses are guarded so the build still succeeds).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -106,6 +107,10 @@ CITE_MARK = b'"Cite"'
 # Str of that one word is a false alarm, again costing only the walk.
 UNVERIFIED_MARK = b'"unverified"'
 # Everything an earlier run leaves is named citeledger-… (build.names) or is a GitHub alert.
+# A raw element ("RawInline", "RawBlock") with a TeX command naming "cite" (a JSON string
+# escapes its backslash) or typst code: only then can a raw citation command be there.
+RAW_MARK = b'"Raw'
+TEX_CITE_BYTES = re.compile(rb"\\\\[A-Za-z]*cite")
 PREVIOUS_MARK = b'"' + PREFIX.encode() + b""
 ALERT_BYTES = ALERT_MARK.strip().encode()
 
@@ -388,8 +393,15 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
     for item in items:
         groups.setdefault(item.found.cite_path, []).append(item)
     wraps: list[tuple[list[Any], int, list[Item], list[Any], list[Any]]] = []
+    raw_blocks: list[tuple[list[Any], int, list[Item]]] = []
     for cite_path, group in groups.items():
         parent = resolve(doc, cite_path[:-1])
+        if group[0].found.raw:  # a raw command: flagged where it stands, nothing to strip
+            if parent[int(cite_path[-1])].get("t") == "RawBlock":
+                raw_blocks.append((parent, int(cite_path[-1]), group))
+            else:
+                wraps.append((parent, int(cite_path[-1]), group, [], []))
+            continue
         citations = [resolve(doc, item.found.citation_path) for item in group]
         # each item's own Cite (a nested one sits in the outer item's suffix): path ends c, 0, j
         own = {id(c): c for c in (resolve(doc, i.found.citation_path[:-3]) for i in group)}
@@ -412,6 +424,8 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
     banner = renderer.banner(items, audit=audit)
     if banner is not None:
         insert(doc["blocks"], 0, [banner])
+    for parent, index, group in raw_blocks:  # a block cannot be wrapped: its flags follow it
+        insert(parent, index + 1, [renderer.raw_block_flags(group)])
     callouts: dict[tuple[int, int], tuple[list[Any], list[Item]]] = {}
     for item in items:
         fc = item.found
@@ -559,7 +573,7 @@ def main(
     fmt = args[0] if args else "html"
     raw = (stdin or sys.stdin.buffer).read()
     out = stdout or sys.stdout.buffer
-    if CITE_MARK not in raw and UNVERIFIED_MARK not in raw:
+    if CITE_MARK not in raw and UNVERIFIED_MARK not in raw and not _raw_citation(raw):
         out.write(raw)
         out.flush()
         return 0
@@ -571,6 +585,12 @@ def main(
     except CiteledgerError as exc:
         err.write(f"[ERROR] citeledger: {exc.one_line()}\n")
         return 2
+
+
+def _raw_citation(raw: bytes) -> bool:
+    """Might a raw TeX or typst element hold a citation command (``citations.raw_citations``)?
+    A false alarm costs only the walk."""
+    return RAW_MARK in raw and (TEX_CITE_BYTES.search(raw) is not None or b'"typst"' in raw)
 
 
 def _filter(

@@ -174,7 +174,9 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
             flat.notes.append(c)
             prov = _has_cite(c, False, at)
             flat.add(NOTE_MARK, NOTE, prov=prov, unverified=unv, claim=False)
-        # Image (alt text), RawInline: not prose
+        elif t == "RawInline":  # not prose; marked: a raw citation command's claim is here
+            flat.marks[id(node)] = len(flat.chars)
+        # Image (alt text): not prose
     if run:
         flat.add("".join(run), kind, unverified=unv, claim=words)
 

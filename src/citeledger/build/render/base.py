@@ -115,6 +115,16 @@ class Renderer:
             kv.append((SELECTORS_ATTRIBUTE, selectors))
         return ast.span(ast.attr("", classes, kv), inlines)
 
+    def raw_block_flags(self, items: list[Item]) -> Node:
+        """The flags of the citations of a raw block (``\\begin{…}…\\cite{…}``): a block
+        cannot be wrapped, so they stand after it, in a Div an earlier run's undoing removes."""
+        inlines: list[Node] = []
+        for item in items:
+            if inlines:
+                inlines.append(ast.space())
+            inlines += [*self.claim_anchor(item), self.flag(item)]
+        return ast.div(ast.attr("", [BREAKDOWN_CLASS]), [ast.plain(inlines)])
+
     def claim_anchor(self, item: Item) -> list[Node]:
         """``#citeledger-claim-N``: where the audit row and the evidence page lead back to."""
         if not self.links:
