@@ -370,13 +370,16 @@ def test_metadata_citations_come_first_in_reading_order() -> None:
         "keywords: [k, '[@kw]']\nauthor: '[@au]'\nnocite: '@nc'\n---\n\nBody [@body].\n"
     )
     found = find_citations(pandoc_json(markdown))
-    assert [f.ref.key for f in found] == ["t", "s", "f", "a", "b", "body"]
+    # the printed fields in print order, then every other one but nocite (s19: author, keywords)
+    assert [f.ref.key for f in found] == ["t", "s", "au", "f", "a", "b", "kw", "body"]
     by_key = {f.ref.key: f for f in found}
     assert by_key["a"].ref.claim == "As @a showed, it holds."
     assert by_key["t"].ref.claim == "A title"
-    for key in "tsfab":
+    for key in ("t", "s", "f", "a", "b", "au", "kw"):
         f = by_key[key]
-        assert f.in_metadata and f.where[1] in ("title", "subtitle", "thanks", "abstract")
+        assert f.in_metadata and f.where[1] in (
+            *("title", "subtitle", "thanks", "abstract", "author", "keywords"),
+        )
         assert (f.host_path, f.host_after, f.block_index) == (("blocks",), -1, -1)
         assert f.cite_path[0] == "meta"
     assert by_key["a"].cite_path[:3] == ("meta", "abstract", "c")

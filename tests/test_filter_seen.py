@@ -194,3 +194,37 @@ def test_raw_typst_citations_are_breakdowns(project: Path) -> None:
     pdf = require("typst").compile(str(typ), root=str(project))
     assert pdf[:5] == b"%PDF-"
     assert typ.read_text().count("raw typst") >= 2
+
+
+# --------------------------------------------------------------------------- 2: metadata
+
+META = """---
+title: Test
+bibliography: refs.bib
+author:
+  - name: "Ann Writer, after [@c]"
+    affiliation: "River Lab [@c]"
+date: "2024, as dated by [@c]"
+include-before: |
+  The sun pulls nothing, as shown by [@c].
+include-after: |
+  Also the sun pulls nothing [@c].
+nocite: "[@b]"
+---
+
+Rivers flood in spring [@a quote:q1].
+"""
+
+
+def test_every_printed_metadata_field_is_judged(project: Path) -> None:
+    doc = _doc(project, "meta.md", META)
+    assert states(doc) == [("c", "unchecked", None)] * 5 + [("a", "checked", None)]
+    proc = build(doc, "-s", "--citeproc", "-t", "html", "-M", "citeledger.strict=true")
+    assert proc.returncode != 0 and "strict: 5 of 6" in proc.stderr
+    code, out, err = json_build(doc, "--citeproc")
+    assert code == 0, err
+    assert flags(out["meta"]) == ["citeledger-unchecked"] * 5
+    # the callouts: at the top of the body, every one shown
+    html = build(doc, "-s", "--citeproc", "-t", "html").stdout
+    body = html.split("<body>")[1]
+    assert all(f'id="citeledger-breakdown-{n}"' in body for n in range(1, 6))

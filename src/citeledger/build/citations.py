@@ -8,13 +8,16 @@ build of a thesis and converting the whole document would cost more than pandoc 
 What counts: every citation item of every ``Cite`` in body blocks, notes, tables (caption, head,
 body, foot cells), figures (caption and body), headings, lists, definition lists, block quotes,
 divs, spans and link text, and in the metadata fields a reader sees (``title``, ``subtitle``,
-``thanks``, ``abstract``: these come first, in that order, as they are printed); a ``Cite`` nested
-in another's prefix or suffix belongs to the outer one. A metadata citation's callout goes at the
-top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1): a title cannot hold a block,
-and a template may not print the abstract at all (an HTML fragment, GFM), while the top of the body
-is always shown. Other metadata does not count (``nocite``, ``keywords``, ``author``). Image alt
-text does not count (pandoc 3 copies a figure's caption into its image's alt, so counting it would
-judge the same words twice — but pandoc 2.x has no Figure block: there the alt text of an implicit
+``author``, ``date``, ``thanks``, ``abstract``: these come first, in that order, as they are
+printed); a ``Cite`` nested in another's prefix or suffix belongs to the outer one. A metadata
+citation's callout goes at the top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1):
+a title cannot hold a block, and a template may not print the abstract at all (an HTML fragment,
+GFM), while the top of the body is always shown. Every other metadata value counts too
+(``include-before``, ``keywords``, an ``author`` list's names and affiliations…), after those and
+in the document's order, except what no reader sees as text (``nocite``, ``references``,
+``bibliography``, ``header-includes``) and the filter's own ``citeledger`` options. Image alt text
+does not count (pandoc 3 copies a figure's caption into its image's alt, so counting it would judge
+the same words twice — but pandoc 2.x has no Figure block: there the alt text of an implicit
 figure's image, title ``fig:``, is the caption, and is read), nor do cross-references
 (``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys
 of the document's ``crossref: custom:`` types).
@@ -110,7 +113,23 @@ _LOWER_PREFIXES = (
 )
 # both tools capitalise a reference that starts a sentence: ``@Fig:x``, ``@Fig-x``
 CROSSREF_PREFIXES = (*_LOWER_PREFIXES, *(p.capitalize() for p in _LOWER_PREFIXES))
-METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
+# the metadata fields a template prints, in the order it prints them: their citations come first
+METADATA_FIELDS = ("title", "subtitle", "author", "date", "thanks", "abstract")
+# metadata no reader sees as text (its citations, if any, are citeproc's or the preamble's)
+_UNPRINTED_METADATA = frozenset({"nocite", "references", "header-includes", "bibliography"})
+
+
+def metadata_fields(meta: Mapping[str, Json]) -> list[str]:
+    """The metadata fields whose citations are judged, in walk order: every field but the
+    unprinted ones and the filter's own options (``citeledger``, ``citeledger-…``)."""
+    rest = (
+        name
+        for name in meta
+        if name not in METADATA_FIELDS
+        and name not in _UNPRINTED_METADATA
+        and not name.startswith("citeledger")
+    )
+    return [*(name for name in METADATA_FIELDS if name in meta), *rest]
 
 
 _BLOCK_LEAVES = frozenset({"CodeBlock", "HorizontalRule", "Null"})
@@ -307,7 +326,7 @@ class FoundCitation:
 
     @property
     def in_metadata(self) -> bool:
-        """In the title, subtitle, thanks or abstract (``where`` starts with ``metadata``)."""
+        """In the document's metadata (``where`` starts with ``metadata``)."""
         return bool(self.where) and self.where[0] == "metadata"
 
     @property
@@ -378,8 +397,8 @@ def scan_document(
     walker.defer_claims = defer_claims
     try:
         if isinstance(meta, dict):
-            for name in METADATA_FIELDS:
-                walker.metadata(meta.get(name), name)
+            for name in metadata_fields(meta):
+                walker.metadata(meta[name], name, ("meta", name))
         blocks = doc_json.get("blocks")
         if isinstance(blocks, list):
             walker.blocks(blocks, ("blocks",), _Ctx.top())
@@ -591,16 +610,22 @@ class _Walker:
 
     # metadata --------------------------------------------------------------
 
-    def metadata(self, value: Json, name: str) -> None:
-        """A metadata field a reader sees: inlines (title) or blocks (abstract)."""
+    def metadata(self, value: Json, name: str, path: Path) -> None:
+        """A metadata value a reader sees (at ``path``): inlines (a title), blocks (an
+        abstract), or a list or map of them (authors, each with a name and an affiliation)."""
         if not isinstance(value, dict):
             return
-        path: Path = ("meta", name, "c")
-        ctx = _Ctx.metadata(name)
-        if value.get("t") == "MetaInlines" and isinstance(value.get("c"), list):
-            self.inlines(value["c"], path, ctx, {"t": "Plain", "c": value["c"]})
-        elif value.get("t") == "MetaBlocks" and isinstance(value.get("c"), list):
-            self.blocks(value["c"], path, ctx)
+        t, c = value.get("t"), value.get("c")
+        if t == "MetaInlines" and isinstance(c, list):
+            self.inlines(c, (*path, "c"), _Ctx.metadata(name), {"t": "Plain", "c": c})
+        elif t == "MetaBlocks" and isinstance(c, list):
+            self.blocks(c, (*path, "c"), _Ctx.metadata(name))
+        elif t == "MetaList" and isinstance(c, list):
+            for i, item in enumerate(c):
+                self.metadata(item, name, (*path, "c", i))
+        elif t == "MetaMap" and isinstance(c, dict):
+            for key, item in c.items():
+                self.metadata(item, name, (*path, "c", key))
 
     # blocks ----------------------------------------------------------------
 
