@@ -228,3 +228,21 @@ def test_every_printed_metadata_field_is_judged(project: Path) -> None:
     html = build(doc, "-s", "--citeproc", "-t", "html").stdout
     body = html.split("<body>")[1]
     assert all(f'id="citeledger-breakdown-{n}"' in body for n in range(1, 6))
+
+
+# --------------------------------------------------------------------------- 8: image alt
+
+ALT = (
+    "Rivers flood [@a quote:q1] and see ![the sun pulls nothing [@c]](x.png) here.\n\n"
+    "![A figure of tides [@b]](y.png)\n"
+)
+
+
+def test_inline_image_alt_is_judged_a_figure_once(project: Path) -> None:
+    doc = _doc(project, "alt.md", ALT)
+    assert states(doc) == [("a", "checked", None), ("c", "unchecked", None), ("b", "checked", None)]
+    report = json.loads(doc.with_suffix(".json").read_text())
+    assert report["citations"][1]["claim"] == "the sun pulls nothing"
+    code, out, err = json_build(doc, "--citeproc")
+    assert code == 0, err
+    assert flags(out["blocks"]) == ["citeledger-unchecked"]

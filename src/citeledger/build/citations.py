@@ -15,10 +15,11 @@ a title cannot hold a block, and a template may not print the abstract at all (a
 GFM), while the top of the body is always shown. Every other metadata value counts too
 (``include-before``, ``keywords``, an ``author`` list's names and affiliations…), after those and
 in the document's order, except what no reader sees as text (``nocite``, ``references``,
-``bibliography``, ``header-includes``) and the filter's own ``citeledger`` options. Image alt text
-does not count (pandoc 3 copies a figure's caption into its image's alt, so counting it would judge
-the same words twice — but pandoc 2.x has no Figure block: there the alt text of an implicit
-figure's image, title ``fig:``, is the caption, and is read), nor do cross-references
+``bibliography``, ``header-includes``) and the filter's own ``citeledger`` options. An image's alt
+text counts (an HTML page prints it where the image is not shown; its claim is the alt's sentence),
+except the image of a figure's body: pandoc 3 copies the caption into it, which would judge the
+same words twice (pandoc 2.x has no Figure block: there the alt text of an implicit figure's image,
+title ``fig:``, is the caption, and is read as such). Cross-references do not count
 (``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys
 of the document's ``crossref: custom:`` types).
 
@@ -805,7 +806,11 @@ class _Walker:
                     wrapper=None,
                 )
                 self.blocks(c, (*path, i, "c"), note_ctx)
-            # Image: alt text is not prose (see the module docstring; pandoc 2's figure: block)
+            elif t == "Image" and ctx.where[-2:-1] != ("figure",) and isinstance(c, list):
+                # its alt text is read (and printed where the image is not shown); not a
+                # figure's image, whose alt pandoc copies from the caption already walked
+                alt = {"t": "Plain", "c": c[1]}  # its claims are the alt's own sentences
+                self.inlines(c[1], (*path, i, "c", 1), ctx.enter("image"), alt)
 
     def _raw(self, node: Json, path: Path, ctx: _Ctx, block: Json | None) -> None:
         """Record each citation written as a raw command (``raw_citations``): a breakdown the

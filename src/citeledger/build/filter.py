@@ -15,8 +15,10 @@ Where the callout goes (the nearest place a block may stand after the claim):
   citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
   note hangs on and the callout goes after that sentence's block;
 - a citation in the metadata (title, author, date, abstract, include-before…: every field but
-  nocite, references and the like, ``citations.metadata_fields``): flagged where it stands; its callout goes at the top of the body (a title cannot hold a block, and not every
-  template prints the abstract, while the body is always shown);
+  nocite, references and the like, ``citations.metadata_fields``): flagged where it stands;
+  its callout goes at the top of the body (a title cannot hold a block, and not every template
+  prints the abstract, while the body is always shown);
+- an image's alt text: flagged in it; the callout goes where the paragraph's would;
 - Markdown builds (GitHub alerts cannot nest in a list, quote, definition or note): after the
   top-level block holding the claim, whatever the claim is inside;
 - one callout per block holding breakdowns: one citation's as ever, several listed in one
