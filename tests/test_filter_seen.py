@@ -246,3 +246,38 @@ def test_inline_image_alt_is_judged_a_figure_once(project: Path) -> None:
     code, out, err = json_build(doc, "--citeproc")
     assert code == 0, err
     assert flags(out["blocks"]) == ["citeledger-unchecked"]
+
+
+# --------------------------------------------------------------------------- 11: heading notes
+
+HEADING_NOTE = "# Heading with a note^[The sun pulls nothing [@c].]\n\nBody text.\n"
+
+
+def test_a_heading_notes_callout_follows_the_heading(project: Path) -> None:
+    doc = _doc(project, "heading.md", HEADING_NOTE)
+    code, out, err = json_build(doc, "--citeproc")
+    assert code == 0, err
+    blocks = [b for b in out["blocks"] if "citeledger-banner" not in json.dumps(b)[:300]]
+    assert blocks[0]["t"] == "Header"
+    assert "citeledger-breakdown" not in json.dumps(blocks[0])  # no block inside the heading
+    assert "citeledger-breakdown" in json.dumps(blocks[1])
+
+
+@pytest.mark.tool("pdflatex")
+def test_a_heading_notes_breakdown_builds_a_pdf(project: Path) -> None:
+    doc = _doc(project, "headingpdf.md", HEADING_NOTE)
+    tex = project / "headingpdf.tex"
+    proc = build(doc, "-s", "--citeproc", "-o", tex.name)
+    assert proc.returncode == 0, proc.stderr
+    result = compile_latex(shutil.which("pdflatex") or "pdflatex", tex)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "nobody has verified" in pdf_text(tex.with_suffix(".pdf")).lower()
+
+
+def test_a_heading_notes_breakdown_builds_with_typst(project: Path) -> None:
+    from conftest import require
+
+    doc = _doc(project, "headingtyp.md", HEADING_NOTE)
+    typ = project / "headingtyp.typ"
+    assert build(doc, "-s", "--citeproc", "-o", typ.name).returncode == 0
+    assert require("typst").compile(str(typ), root=str(project))[:5] == b"%PDF-"

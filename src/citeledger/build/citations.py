@@ -797,8 +797,11 @@ class _Walker:
                 self.inlines(c[1], (*path, i, "c", 1), ctx._replace(in_link=True), block)
             elif t == "Note":
                 # a note is text of its own: a claim Span around the note is not a note's claim
+                # a metadata note's callouts still go to the body's top, a heading's after
+                # the heading: a block inside \section{…\footnote{…}} ends LaTeX's argument
+                in_heading = ctx.where[-1:] == ("heading",)
                 note_ctx = ctx._replace(
-                    fixed=ctx.meta,  # a metadata note's callouts still go to the body's top
+                    fixed=ctx.meta or in_heading,
                     where=(*ctx.where[:-1], "note"),
                     note_parent=_NoteParent(block, ctx, el, (*path, i), inlines),
                     claim_span=None,

@@ -11,7 +11,8 @@ Where the callout goes (the nearest place a block may stand after the claim):
   inside a list item, a definition, a block quote or a Div when the claim is there;
 - table (any cell, or its caption) and figure (caption or body): after the table or figure;
 - definition-list term: at the start of the term's first definition;
-- footnote: after the note's paragraph, inside the note — unless the note is made only of
+- footnote: after the note's paragraph, inside the note (a note in a heading: after the
+  heading, as LaTeX's ``\\section{…}`` cannot hold a block) — unless the note is made only of
   citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
   note hangs on and the callout goes after that sentence's block;
 - a citation in the metadata (title, author, date, abstract, include-before…: every field but
