@@ -281,3 +281,21 @@ def test_a_heading_notes_breakdown_builds_with_typst(project: Path) -> None:
     typ = project / "headingtyp.typ"
     assert build(doc, "-s", "--citeproc", "-o", typ.name).returncode == 0
     assert require("typst").compile(str(typ), root=str(project))[:5] == b"%PDF-"
+
+
+# --------------------------------------------------------------------------- 10: asciidoc notes
+
+NOTES = (
+    "The river floods[^1] and tides turn.[^2]\n\n"
+    "[^1]: The sun pulls nothing [@c].\n\n[^2]: See also [@c].\n"
+)
+
+
+def test_asciidoc_keeps_a_note_whose_citation_breaks_down(project: Path) -> None:
+    doc = _doc(project, "notes.md", NOTES)
+    proc = build(doc, "--citeproc", "-t", "asciidoc")
+    assert proc.returncode == 0, proc.stderr
+    assert "multiblock footnote omitted" not in proc.stdout
+    assert "footnote:[The sun pulls nothing" in proc.stdout
+    assert proc.stdout.count("citation 1: unchecked") == 1
+    assert proc.stdout.count("Citation 1") >= 1 and proc.stdout.count("Citation 2") >= 1

@@ -324,6 +324,9 @@ class FoundCitation:
     block_index: int = field(default=0, compare=False)
     list_depth: int = field(default=0, compare=False)
     raw: bool = False  # a raw TeX/typst command at ``cite_path`` (a RawInline or RawBlock)
+    # in a note: where the callout goes after the block holding the (outermost) note, for
+    # formats that drop a note holding a block (``Renderer.callouts_outside_notes``)
+    note_host: tuple[Path, int] | None = field(default=None, compare=False)
 
     @property
     def in_metadata(self) -> bool:
@@ -549,6 +552,7 @@ class _Ctx(NamedTuple):
     meta: bool = False  # in a metadata field: callouts go to the top of the body
     wrapper: _Wrapper | None = None  # inside a ``citeledger-cite`` wrapper
     prose: bool = True  # counts for coverage: not a heading, term, table cell, metadata, callout
+    note_host: tuple[Path, int] | None = None  # in a note: the host after its holding block
 
     @staticmethod
     def top() -> _Ctx:
@@ -802,6 +806,7 @@ class _Walker:
                 in_heading = ctx.where[-1:] == ("heading",)
                 note_ctx = ctx._replace(
                     fixed=ctx.meta or in_heading,
+                    note_host=ctx.note_host or (ctx.host_path, ctx.host_after),
                     where=(*ctx.where[:-1], "note"),
                     note_parent=_NoteParent(block, ctx, el, (*path, i), inlines),
                     claim_span=None,
@@ -850,6 +855,7 @@ class _Walker:
                     block_index=-1 if ctx.meta else int(path[1]),
                     list_depth=ctx.host_lists,
                     raw=True,
+                    note_host=ctx.note_host,
                 )
             )
 
@@ -939,6 +945,7 @@ class _Walker:
                     claim_span=claim_span,
                     block_index=-1 if ctx.meta else int(path[1]),
                     list_depth=host_ctx.host_lists,
+                    note_host=host_ctx.note_host,
                 )
             )
 

@@ -11,8 +11,9 @@ Where the callout goes (the nearest place a block may stand after the claim):
   inside a list item, a definition, a block quote or a Div when the claim is there;
 - table (any cell, or its caption) and figure (caption or body): after the table or figure;
 - definition-list term: at the start of the term's first definition;
-- footnote: after the note's paragraph, inside the note (a note in a heading: after the
-  heading, as LaTeX's ``\\section{…}`` cannot hold a block) — unless the note is made only of
+- footnote: after the note's paragraph, inside the note (AsciiDoc, which drops a note of more
+  than one block: after the block holding the note; a note in a heading: after the heading, as
+  LaTeX's ``\\section{…}`` cannot hold a block) — unless the note is made only of
   citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
   note hangs on and the callout goes after that sentence's block;
 - a citation in the metadata (title, author, date, abstract, include-before…: every field but
@@ -441,6 +442,8 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
             host, after = fc.host_path, fc.host_after
             if renderer.top_level_callouts and host != ("blocks",):
                 host, after = ("blocks",), fc.block_index
+            elif renderer.callouts_outside_notes and fc.note_host is not None:
+                host, after = fc.note_host
             into = resolve(doc, host)
             callouts.setdefault((id(into), after + 1), (into, []))[1].append(item)
     for (_, at), (into, group) in callouts.items():  # one callout per block: its breakdowns

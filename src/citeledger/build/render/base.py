@@ -71,6 +71,13 @@ class Renderer:
     header_template: ClassVar[str | None] = None  # file in templates/ to put there
     header_marker: ClassVar[str] = "citeledger"  # text by which a second run finds it
     top_level_callouts: ClassVar[bool] = False  # callouts only between top-level body blocks
+
+    @property
+    def callouts_outside_notes(self) -> bool:
+        """The writer drops a footnote of more than one block (AsciiDoc prints "[multiblock
+        footnote omitted]"): a note's callout goes after the block holding the note."""
+        return self.fmt.startswith("asciidoc")
+
     spaced_links: ClassVar[bool] = False  # a space between the Cite and its links (Markdown)
 
     def __init__(self, fmt: str, *, audit: bool = False) -> None:
