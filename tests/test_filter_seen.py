@@ -168,6 +168,18 @@ def test_raw_tex_citation_is_flagged_in_the_pdf(project: Path) -> None:
     assert text.count("raw TeX") >= 3, text
 
 
+def test_raw_citations_in_a_markdown_build_and_in_coverage(project: Path) -> None:
+    """A GitHub Markdown build wraps a raw command like a Cite (it is no Cite to write back as
+    ``[@key]``); coverage counts its sentence as declaring provenance, like any citation."""
+    doc = _doc(project, "rawgfm.md", RAW_TEX.replace("strict: true", "strict: false"))
+    proc = build(doc, "-t", "gfm")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("citation 2: unchecked") == 1
+    report = doc.with_suffix(".json")
+    main(["check", str(doc), "--json", str(report), "--warn-only"])
+    assert "The sun pulls nothing" not in json.dumps(json.loads(report.read_text())["coverage"])
+
+
 def test_raw_typst_citations_are_breakdowns(project: Path) -> None:
     from conftest import require
 

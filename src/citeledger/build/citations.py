@@ -87,6 +87,7 @@ from citeledger.build.names import UNVERIFIED_LABEL_CLASS as UNVERIFIED_LABEL_CL
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_MARKED_CLASS
 from citeledger.build.pinpoints import Locator as Locator
 from citeledger.build.pinpoints import parse_locator as parse_locator
+from citeledger.build.raw import raw_citations, raw_problem
 from citeledger.build.sentences import (
     Flat,
     claim_text,
@@ -146,72 +147,6 @@ def is_crossref(key: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool
     ``prefixes``: ``crossref_prefixes(meta)`` for a document that defines custom kinds.
     """
     return key.startswith(prefixes)
-
-
-# --------------------------------------------------------------------------- raw citations
-
-# the raw formats whose citation commands a reader sees printed (pandoc passes them through)
-_TEX_FORMATS = frozenset({"tex", "latex", "beamer", "context"})
-_TYPST_FORMATS = frozenset({"typst"})
-# \cite, \citep, \citet*, \citeauthor, \parencite, \textcite, \autocite, \footcite, \Cite…;
-# not the filter's own ``\citeledger…`` macros, nor ``\nocite`` (it prints nothing at the claim)
-_TEX_COMMAND = re.compile(r"\\(?!citeledger|nocite\b)([A-Za-z]*cite[A-Za-z]*)\*?")
-_TEX_OPTION = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))")  # [pre] [post], biblatex's (…)
-_TEX_KEYS = re.compile(r"\s*\{([^{}]*)\}")
-# typst: #cite(<key>), #cite(label("key")), and a reference @key in typst markup
-_TYPST_CITE = re.compile(r'#cite\(\s*(?:<([^<>\s]+)>|label\(\s*"([^"]+)"\s*\))')
-_TYPST_REF = re.compile(r"(?<![\w@#<])@([\w][\w:.\-/]*\w|\w)")
-_RAW_KEY = re.compile(r"[^\s{}\\,]+")
-
-
-class RawCitation(NamedTuple):
-    key: str
-    command: str  # the command as written, to show the writer what to replace
-
-
-def raw_citations(
-    fmt: str, text: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES
-) -> list[RawCitation]:
-    """The citations written as raw TeX or typst commands (``\\citep[p.~4]{key}``,
-    ``#cite(<key>)``): printed to the reader, yet no ``Cite`` — so nothing can check them."""
-    fmt = fmt.lower()
-    found: list[RawCitation] = []
-    if fmt in _TEX_FORMATS:
-        if "cite" not in text:
-            return found
-        for m in _TEX_COMMAND.finditer(text):
-            at, keys = m.end(), []
-            while True:  # \cites[…]{a}[…]{b}: each group its keys
-                while (option := _TEX_OPTION.match(text, at)) is not None:
-                    at = option.end()
-                group = _TEX_KEYS.match(text, at)
-                if group is None:
-                    break
-                at = group.end()
-                keys += [k.strip() for k in group.group(1).split(",")]
-                if not m.group(1).endswith("cites"):
-                    break
-            command = text[m.start() : at]
-            found += [RawCitation(k, command) for k in keys if _RAW_KEY.fullmatch(k)]
-    elif fmt in _TYPST_FORMATS:
-        if "#cite" in text:
-            for m in _TYPST_CITE.finditer(text):
-                key = m.group(1) or m.group(2)
-                found.append(RawCitation(key, f"#cite(<{key}>)"))
-        if "@" in text:
-            for m in _TYPST_REF.finditer(text):
-                if not is_crossref(m.group(1), prefixes):
-                    found.append(RawCitation(m.group(1), m.group(0)))
-    return found
-
-
-def raw_problem(fmt: str, raw: RawCitation) -> str:
-    """Why a raw citation is a breakdown, and what to write instead."""
-    kind = "typst" if fmt.lower() in _TYPST_FORMATS else "TeX"
-    return (
-        f"This citation is raw {kind} ({raw.command}), which citeledger cannot read, so nothing "
-        f"checks it: write it as [@{raw.key}] (citeproc, natbib or biblatex still format it)."
-    )
 
 
 def cites_a_source(items: Sequence[Json], prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool:
