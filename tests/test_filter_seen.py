@@ -46,6 +46,11 @@ LEDGER = """sources:
     issued: 2018
     quotes:
       - text: The sun pulls nothing.
+  d:
+    file: b.txt
+    title: Tides, the set
+    quotes:
+      - {text: The moon pulls the sea twice a day., locator: vol. 2}
 """
 BIB = """@book{a, author={Smith, Ann}, title={River Notes}, year={2020}, publisher={X}}
 @book{b, author={Jones, Bob}, title={Tides}, year={2019}, publisher={X}}
@@ -64,7 +69,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "citeledger.yaml").write_text(LEDGER)
     (root / "refs.bib").write_text(BIB)
     assert (
-        main(["verify", "--ledger", str(root / "citeledger.yaml"), "--yes", "--only", "a", "b"])
+        main(
+            ["verify", "--ledger", str(root / "citeledger.yaml"), "--yes", "--only", "a", "b", "d"]
+        )
         == 0
     )
     return root
@@ -311,3 +318,30 @@ def test_asciidoc_keeps_a_note_whose_citation_breaks_down(project: Path) -> None
     assert "footnote:[The sun pulls nothing" in proc.stdout
     assert proc.stdout.count("citation 1: unchecked") == 1
     assert proc.stdout.count("Citation 1") >= 1 and proc.stdout.count("Citation 2") >= 1
+
+
+# --------------------------------------------------------------------------- 3, 3b: pinpoints
+
+PINPOINTS = """\
+Tides [@b]. Tides [@b, emphasis added]. Tides [@b, see p. 99]. Tides [@b, at p. 99].
+Tides [@b, fn. 12]. Tides [@b, pg 99]. Tides [@b, para 12]. Tides [@b, loc. 99].
+Tides [see p. 99 of @b]. Tides [@d, vol. 2]. Tides [@d, vol. 2, p. 99].
+Tides [@d, vol. 2 and vol. 7]. Tides [@b, as in @a].
+"""
+
+
+def test_a_pinpoint_the_build_does_not_read_is_never_checked(project: Path) -> None:
+    doc = _doc(project, "pinpoints.md", PINPOINTS)
+    found = states(doc)
+    assert [s for _, s, _ in found] == [
+        *("checked", "checked"),
+        *("unchecked",) * 7,
+        *("checked", "unchecked", "unchecked"),
+        *("checked", "checked"),  # [@b, as in @a]: a nested citation is no pinpoint
+    ]
+    assert found[10] == ("d", "unchecked", "vol. 2")
+    report = json.loads(doc.with_suffix(".json").read_text())
+    assert "“p. 99”" in report["citations"][10]["reasons"][0]
+    code, out, err = json_build(doc, "--citeproc")
+    assert code == 0, err
+    assert flags(out["blocks"]) == ["citeledger-unchecked"] * 9

@@ -87,6 +87,7 @@ from citeledger.build.names import UNVERIFIED_LABEL_CLASS as UNVERIFIED_LABEL_CL
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_MARKED_CLASS
 from citeledger.build.pinpoints import Locator as Locator
 from citeledger.build.pinpoints import parse_locator as parse_locator
+from citeledger.build.pinpoints import unread_pinpoint
 from citeledger.build.raw import raw_citations, raw_problem
 from citeledger.build.sentences import (
     Flat,
@@ -853,10 +854,15 @@ class _Walker:
                 self.deferred[self.occurrence] = (block, cite)
             suffix = item.get("citationSuffix")
             selector, locator = None, None  # most citations have no suffix: nothing to read
+            unread: str | None = None
             if suffix:
-                selector, suffix_text = parse_selector(plain_text(suffix))
-                pinpoint, _ = parse_locator(suffix_text)
+                selector, suffix_text = parse_selector(plain_text(_own_words(suffix)))
+                pinpoint, rest = parse_locator(suffix_text)
                 locator = pinpoint.raw if pinpoint else None
+                unread = unread_pinpoint(rest)
+            prefix = item.get("citationPrefix")
+            if prefix and unread is None:
+                unread = unread_pinpoint(plain_text(_own_words(prefix)))
             selector = selector or stored.get(index)
             ref = CitationRef(
                 key=item.get("citationId", ""),
@@ -865,6 +871,7 @@ class _Walker:
                 mode=(item.get("citationMode") or {}).get("t", "NormalCitation"),
                 claim=claim,
                 occurrence=self.occurrence,
+                problem=None if unread is None else _unread_problem(unread, item, locator),
             )
             self.found.append(
                 FoundCitation(
@@ -952,6 +959,24 @@ class _Walker:
             cached = _BlockText(block, flat, split(flat), {})
             self._texts[id(block)] = cached
         return cached
+
+
+def _own_words(inlines: list[Json]) -> list[Json]:
+    """A prefix or suffix without the Cites nested in it (their keys are not pinpoints)."""
+    return [el for el in inlines if not (isinstance(el, dict) and el.get("t") == "Cite")]
+
+
+def _unread_problem(unread: str, item: Json, locator: str | None) -> str:
+    """Why a citation whose prefix or suffix holds a pinpoint no locator reading took in is a
+    breakdown: the place it sends the reader is not the one compared with the quote's."""
+    key = item.get("citationId", "")
+    read = f"it reads {locator} only" if locator else "it reads no locator here"
+    return (
+        f"The citation also points to “{unread}”, which citeledger does not read ({read}: "
+        f"p. 14, pp. 3–5, § 2, ch. 3, vol. 2…, one per citation), so that place is not "
+        f"compared with where the quote stands: write one locator after the key "
+        f"([@{key}, p. 99]), and move other words out of the citation."
+    )
 
 
 def _neighbour(inlines: list[Json], index: int, step: int) -> int | None:
