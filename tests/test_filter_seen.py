@@ -290,7 +290,7 @@ def test_a_heading_notes_breakdown_builds_a_pdf(project: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     result = compile_latex(shutil.which("pdflatex") or "pdflatex", tex)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "nobody has verified" in pdf_text(tex.with_suffix(".pdf")).lower()
+    assert "not verified against its source" in pdf_text(tex.with_suffix(".pdf")).lower()
 
 
 def test_a_heading_notes_breakdown_builds_with_typst(project: Path) -> None:

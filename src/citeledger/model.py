@@ -43,7 +43,7 @@ class State(str, Enum):
 
 STATE_TITLES: Mapping[State, str] = {
     State.CHECKED: "Checked",
-    State.UNCHECKED: "Unchecked citation: nobody has verified this source",
+    State.UNCHECKED: "Unchecked citation: not verified against its source",
     State.NOT_IN_LEDGER: "Unchecked citation: this source is not in the ledger",
     State.QUOTE_NOT_FOUND: "Citation failed: the quoted words are not in the source",
     State.UNRETRIEVABLE: "Unchecked citation: the source could not be retrieved",
