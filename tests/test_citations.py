@@ -370,13 +370,16 @@ def test_metadata_citations_come_first_in_reading_order() -> None:
         "keywords: [k, '[@kw]']\nauthor: '[@au]'\nnocite: '@nc'\n---\n\nBody [@body].\n"
     )
     found = find_citations(pandoc_json(markdown))
-    assert [f.ref.key for f in found] == ["t", "s", "f", "a", "b", "body"]
+    # the printed fields in print order, then every other one but nocite (s19: author, keywords)
+    assert [f.ref.key for f in found] == ["t", "s", "au", "f", "a", "b", "kw", "body"]
     by_key = {f.ref.key: f for f in found}
     assert by_key["a"].ref.claim == "As @a showed, it holds."
     assert by_key["t"].ref.claim == "A title"
-    for key in "tsfab":
+    for key in ("t", "s", "f", "a", "b", "au", "kw"):
         f = by_key[key]
-        assert f.in_metadata and f.where[1] in ("title", "subtitle", "thanks", "abstract")
+        assert f.in_metadata and f.where[1] in (
+            *("title", "subtitle", "thanks", "abstract", "author", "keywords"),
+        )
         assert (f.host_path, f.host_after, f.block_index) == (("blocks",), -1, -1)
         assert f.cite_path[0] == "meta"
     assert by_key["a"].cite_path[:3] == ("meta", "abstract", "c")
@@ -507,9 +510,11 @@ def test_each_definition_term_and_metadata_field_has_its_own_claim() -> None:
     assert [f.ref.claim for f in found] == ["Title words", "Sub words", "Thanks."]
 
 
-def test_a_pandoc_2_figure_caption_is_read_and_other_alt_text_is_not() -> None:
+def test_a_pandoc_2_figure_caption_is_read_and_so_is_other_alt_text() -> None:
     """pandoc 2.x has no Figure block: an implicit figure is ``Para [Image]`` whose alt text,
-    title ``fig:``, is the caption the reader sees. Its citation is judged, with its claim."""
+    title ``fig:``, is the caption the reader sees. Its citation is judged, with its claim; so
+    is one in any other image's alt text (an HTML page prints it where the image is not shown),
+    its claim the alt's own sentence (s19, r3 item 8: it was never judged)."""
     cite = {
         "t": "Cite",
         "c": [
@@ -534,10 +539,10 @@ def test_a_pandoc_2_figure_caption_is_read_and_other_alt_text_is_not() -> None:
     assert [f.ref.key for f in found] == ["old2019"]
     assert found[0].ref.claim == "Masses rose"
     doc["blocks"] = [{"t": "Para", "c": [plain]}]
-    assert find_citations(doc) == []
-    # a "fig:" title on an image inside a sentence makes no figure: its alt is not shown
+    assert [(f.ref.key, f.ref.claim) for f in find_citations(doc)] == [("old2019", "Masses rose")]
+    # a "fig:" title on an image inside a sentence makes no figure: its alt is read as alt text
     words = [{"t": "Str", "c": "Text"}, {"t": "Space"}]
     doc["blocks"] = [
         {"t": "Para", "c": [*words, figure, {"t": "Space"}, {"t": "Str", "c": "here."}]}
     ]
-    assert find_citations(doc) == []
+    assert [(f.ref.key, f.ref.claim) for f in find_citations(doc)] == [("old2019", "Masses rose")]

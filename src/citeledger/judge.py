@@ -128,7 +128,7 @@ class Judge:
         self.index = index if index is not None else JudgementIndex.open(ledger.evidence_dir)
         self._index_keys: dict[tuple[str, int, bool], tuple[Quote, str]] = {}
         self._verdicts: dict[str, tuple[State, tuple[str, ...]]] = {}
-        self._judged: dict[tuple[str, str | None, str | None], Judgement] = {}
+        self._judged: dict[tuple[str, str | None, str | None, str | None], Judgement] = {}
         # evidence whose verdict rests on this machine's extractors, not on its bytes alone
         self._unrepeatable: set[str] = set()
 
@@ -153,7 +153,7 @@ class Judge:
         the same key, locator and selector are judged once."""
         if quote is not None:
             return self._judge(ref, quote)
-        asked = (ref.key, ref.locator, ref.selector)
+        asked = (ref.key, ref.locator, ref.selector, ref.problem)
         made = self._judged.get(asked)
         if made is None:
             made = self._judged[asked] = self._judge(ref, None)
@@ -202,6 +202,8 @@ class Judge:
                 "The writer must resolve this: revise the claim or withdraw the citation."
             )
             return Judgement(ref.key, State.DISPUTED, tuple(reasons), source=source)
+        if ref.problem:  # the document shows what no check can cover (CitationRef.problem)
+            return Judgement(ref.key, State.UNCHECKED, (ref.problem,), source=source)
 
         why = ""
         if quote is None:

@@ -43,7 +43,7 @@ class State(str, Enum):
 
 STATE_TITLES: Mapping[State, str] = {
     State.CHECKED: "Checked",
-    State.UNCHECKED: "Unchecked citation: nobody has verified this source",
+    State.UNCHECKED: "Unchecked citation: not verified against its source",
     State.NOT_IN_LEDGER: "Unchecked citation: this source is not in the ledger",
     State.QUOTE_NOT_FOUND: "Citation failed: the quoted words are not in the source",
     State.UNRETRIEVABLE: "Unchecked citation: the source could not be retrieved",
@@ -226,6 +226,9 @@ class CitationRef:
     mode: str = "NormalCitation"
     claim: str = ""
     occurrence: int = 0  # running number in document order; stable ids derive from it
+    # what the document itself shows cannot be checked (a raw TeX citation command, a pinpoint
+    # the build cannot read): a breakdown whatever the ledger holds, for this reason
+    problem: str | None = None
 
 
 @dataclass(frozen=True)

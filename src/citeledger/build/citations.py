@@ -8,16 +8,25 @@ build of a thesis and converting the whole document would cost more than pandoc 
 What counts: every citation item of every ``Cite`` in body blocks, notes, tables (caption, head,
 body, foot cells), figures (caption and body), headings, lists, definition lists, block quotes,
 divs, spans and link text, and in the metadata fields a reader sees (``title``, ``subtitle``,
-``thanks``, ``abstract``: these come first, in that order, as they are printed); a ``Cite``
-nested in another's prefix or suffix belongs to the outer one. A metadata citation's callout
-goes at the top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1): a title cannot
-hold a block, and a template may not print the abstract at all (an HTML fragment, GFM), while
-the top of the body is always shown. What does not count: other metadata (``nocite``, ``keywords``,
-``author``), image alt text (pandoc 3 copies a figure's caption into its image's alt, so counting
-it would judge the same words twice — but pandoc 2.x has no Figure block: there the alt text of
-an implicit figure's image, title ``fig:``, is the caption, and is read), and cross-references
-(``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the
-keys of the document's ``crossref: custom:`` types).
+``author``, ``date``, ``thanks``, ``abstract``: these come first, in that order, as they are
+printed); a ``Cite`` nested in another's prefix or suffix belongs to the outer one. A metadata
+citation's callout goes at the top of the body (``host_path`` ``("blocks",)``, ``host_after`` -1):
+a title cannot hold a block, and a template may not print the abstract at all (an HTML fragment,
+GFM), while the top of the body is always shown. Every other metadata value counts too
+(``include-before``, ``keywords``, an ``author`` list's names and affiliations…), after those and
+in the document's order, except what no reader sees as text (``nocite``, ``references``,
+``bibliography``, ``header-includes``) and the filter's own ``citeledger`` options. An image's alt
+text counts (an HTML page prints it where the image is not shown; its claim is the alt's sentence),
+except the image of a figure's body: pandoc 3 copies the caption into it, which would judge the
+same words twice (pandoc 2.x has no Figure block: there the alt text of an implicit figure's image,
+title ``fig:``, is the caption, and is read as such). Cross-references do not count
+(``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys
+of the document's ``crossref: custom:`` types).
+
+A citation written as a raw TeX or typst command (``\\citep[p.~4]{key}``, ``#cite(<key>)``, in
+a RawInline or a RawBlock: ``raw_citations``) is printed to the reader, yet is no ``Cite``: it
+is found (``FoundCitation.raw``) with a ``CitationRef.problem`` that makes it a breakdown —
+no check can cover words the build cannot read — saying to write ``[@key]`` instead.
 
 What the filter added on an earlier run never hides a citation: a ``Cite`` inside a
 ``citeledger-cite`` wrapper (made by the filter, or written by hand) is found like any other, with
@@ -78,6 +87,8 @@ from citeledger.build.names import UNVERIFIED_LABEL_CLASS as UNVERIFIED_LABEL_CL
 from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_MARKED_CLASS
 from citeledger.build.pinpoints import Locator as Locator
 from citeledger.build.pinpoints import parse_locator as parse_locator
+from citeledger.build.pinpoints import unread_pinpoint
+from citeledger.build.raw import raw_citations, raw_problem
 from citeledger.build.sentences import (
     Flat,
     claim_text,
@@ -105,10 +116,27 @@ _LOWER_PREFIXES = (
 )
 # both tools capitalise a reference that starts a sentence: ``@Fig:x``, ``@Fig-x``
 CROSSREF_PREFIXES = (*_LOWER_PREFIXES, *(p.capitalize() for p in _LOWER_PREFIXES))
-METADATA_FIELDS = ("title", "subtitle", "thanks", "abstract")  # fields whose Cites are judged
+# the metadata fields a template prints, in the order it prints them: their citations come first
+METADATA_FIELDS = ("title", "subtitle", "author", "date", "thanks", "abstract")
+# metadata no reader sees as text (its citations, if any, are citeproc's or the preamble's)
+_UNPRINTED_METADATA = frozenset({"nocite", "references", "header-includes", "bibliography"})
 
-_BLOCK_LEAVES = frozenset({"CodeBlock", "RawBlock", "HorizontalRule", "Null"})
-_INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math", "RawInline"})
+
+def metadata_fields(meta: Mapping[str, Json]) -> list[str]:
+    """The metadata fields whose citations are judged, in walk order: every field but the
+    unprinted ones and the filter's own options (``citeledger``, ``citeledger-…``)."""
+    rest = (
+        name
+        for name in meta
+        if name not in METADATA_FIELDS
+        and name not in _UNPRINTED_METADATA
+        and not name.startswith("citeledger")
+    )
+    return [*(name for name in METADATA_FIELDS if name in meta), *rest]
+
+
+_BLOCK_LEAVES = frozenset({"CodeBlock", "HorizontalRule", "Null"})
+_INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math"})
 _SIMPLE_INLINE_CONTAINERS = frozenset(
     {"Emph", "Underline", "Strong", "Strikeout", "Superscript", "Subscript", "SmallCaps"}
 )
@@ -231,10 +259,14 @@ class FoundCitation:
     claim_span: Path | None = None  # the writer's ``[…]{.claim}`` Span, when it is the claim
     block_index: int = field(default=0, compare=False)
     list_depth: int = field(default=0, compare=False)
+    raw: bool = False  # a raw TeX/typst command at ``cite_path`` (a RawInline or RawBlock)
+    # in a note: where the callout goes after the block holding the (outermost) note, for
+    # formats that drop a note holding a block (``Renderer.callouts_outside_notes``)
+    note_host: tuple[Path, int] | None = field(default=None, compare=False)
 
     @property
     def in_metadata(self) -> bool:
-        """In the title, subtitle, thanks or abstract (``where`` starts with ``metadata``)."""
+        """In the document's metadata (``where`` starts with ``metadata``)."""
         return bool(self.where) and self.where[0] == "metadata"
 
     @property
@@ -305,8 +337,8 @@ def scan_document(
     walker.defer_claims = defer_claims
     try:
         if isinstance(meta, dict):
-            for name in METADATA_FIELDS:
-                walker.metadata(meta.get(name), name)
+            for name in metadata_fields(meta):
+                walker.metadata(meta[name], name, ("meta", name))
         blocks = doc_json.get("blocks")
         if isinstance(blocks, list):
             walker.blocks(blocks, ("blocks",), _Ctx.top())
@@ -456,6 +488,7 @@ class _Ctx(NamedTuple):
     meta: bool = False  # in a metadata field: callouts go to the top of the body
     wrapper: _Wrapper | None = None  # inside a ``citeledger-cite`` wrapper
     prose: bool = True  # counts for coverage: not a heading, term, table cell, metadata, callout
+    note_host: tuple[Path, int] | None = None  # in a note: the host after its holding block
 
     @staticmethod
     def top() -> _Ctx:
@@ -518,16 +551,22 @@ class _Walker:
 
     # metadata --------------------------------------------------------------
 
-    def metadata(self, value: Json, name: str) -> None:
-        """A metadata field a reader sees: inlines (title) or blocks (abstract)."""
+    def metadata(self, value: Json, name: str, path: Path) -> None:
+        """A metadata value a reader sees (at ``path``): inlines (a title), blocks (an
+        abstract), or a list or map of them (authors, each with a name and an affiliation)."""
         if not isinstance(value, dict):
             return
-        path: Path = ("meta", name, "c")
-        ctx = _Ctx.metadata(name)
-        if value.get("t") == "MetaInlines" and isinstance(value.get("c"), list):
-            self.inlines(value["c"], path, ctx, {"t": "Plain", "c": value["c"]})
-        elif value.get("t") == "MetaBlocks" and isinstance(value.get("c"), list):
-            self.blocks(value["c"], path, ctx)
+        t, c = value.get("t"), value.get("c")
+        if t == "MetaInlines" and isinstance(c, list):
+            self.inlines(c, (*path, "c"), _Ctx.metadata(name), {"t": "Plain", "c": c})
+        elif t == "MetaBlocks" and isinstance(c, list):
+            self.blocks(c, (*path, "c"), _Ctx.metadata(name))
+        elif t == "MetaList" and isinstance(c, list):
+            for i, item in enumerate(c):
+                self.metadata(item, name, (*path, "c", i))
+        elif t == "MetaMap" and isinstance(c, dict):
+            for key, item in c.items():
+                self.metadata(item, name, (*path, "c", key))
 
     # blocks ----------------------------------------------------------------
 
@@ -541,6 +580,9 @@ class _Walker:
             here = ctx
             if not ctx.fixed:
                 here = ctx._replace(host_path=path, host_after=i, host_lists=ctx.lists)
+            if t == "RawBlock":
+                self._raw(block, (*path, i), here.enter("raw"), None)
+                continue
             self.block(block, (*path, i), here)
 
     def block(self, block: Json, path: Path, ctx: _Ctx) -> None:
@@ -656,7 +698,9 @@ class _Walker:
             if t in _INLINE_LEAVES:
                 continue
             c: Any = el.get("c")
-            if t == "Cite":
+            if t == "RawInline":
+                self._raw(el, (*path, i), ctx, block)
+            elif t == "Cite":
                 own = _Around(inlines, i, (*path, i))
                 wrapper = ctx.wrapper
                 # in a wrapper, the claim Spans beside it are the Cite's neighbours
@@ -693,8 +737,12 @@ class _Walker:
                 self.inlines(c[1], (*path, i, "c", 1), ctx._replace(in_link=True), block)
             elif t == "Note":
                 # a note is text of its own: a claim Span around the note is not a note's claim
+                # a metadata note's callouts still go to the body's top, a heading's after
+                # the heading: a block inside \section{…\footnote{…}} ends LaTeX's argument
+                in_heading = ctx.where[-1:] == ("heading",)
                 note_ctx = ctx._replace(
-                    fixed=ctx.meta,  # a metadata note's callouts still go to the body's top
+                    fixed=ctx.meta or in_heading,
+                    note_host=ctx.note_host or (ctx.host_path, ctx.host_after),
                     where=(*ctx.where[:-1], "note"),
                     note_parent=_NoteParent(block, ctx, el, (*path, i), inlines),
                     claim_span=None,
@@ -702,7 +750,50 @@ class _Walker:
                     wrapper=None,
                 )
                 self.blocks(c, (*path, i, "c"), note_ctx)
-            # Image: alt text is not prose (see the module docstring; pandoc 2's figure: block)
+            elif t == "Image" and ctx.where[-2:-1] != ("figure",) and isinstance(c, list):
+                # its alt text is read (and printed where the image is not shown); not a
+                # figure's image, whose alt pandoc copies from the caption already walked
+                alt = {"t": "Plain", "c": c[1]}  # its claims are the alt's own sentences
+                self.inlines(c[1], (*path, i, "c", 1), ctx.enter("image"), alt)
+
+    def _raw(self, node: Json, path: Path, ctx: _Ctx, block: Json | None) -> None:
+        """Record each citation written as a raw command (``raw_citations``): a breakdown the
+        document itself shows (``CitationRef.problem``), its flag and callout where a Cite's
+        would be (a raw block's after it). ``block``: the block holding a RawInline."""
+        c = node.get("c")
+        if self.previous_only or not (isinstance(c, list) and len(c) == 2):
+            return
+        fmt, text = c
+        if not (isinstance(fmt, str) and isinstance(text, str)):
+            return
+        found = raw_citations(fmt, text, self.prefixes)
+        if not found:
+            return
+        claim = squash(text) if block is None else self._sentence(block, node)
+        for raw in found:
+            self.occurrence += 1
+            ref = CitationRef(
+                key=raw.key,
+                claim=claim,
+                occurrence=self.occurrence,
+                problem=raw_problem(fmt, raw),
+            )
+            self.found.append(
+                FoundCitation(
+                    ref=ref,
+                    cite_path=path,
+                    citation_path=path,
+                    host_path=ctx.host_path,
+                    host_after=ctx.host_after,
+                    where=ctx.where,
+                    attributes=ctx.attributes,
+                    in_link=ctx.in_link,
+                    block_index=-1 if ctx.meta else int(path[1]),
+                    list_depth=ctx.host_lists,
+                    raw=True,
+                    note_host=ctx.note_host,
+                )
+            )
 
     def _unverified(self, node: Json, ctx: _Ctx) -> _Ctx:
         """Collect ``node`` when it is an unmarked unverified marker outside any other."""
@@ -763,10 +854,15 @@ class _Walker:
                 self.deferred[self.occurrence] = (block, cite)
             suffix = item.get("citationSuffix")
             selector, locator = None, None  # most citations have no suffix: nothing to read
+            unread: str | None = None
             if suffix:
-                selector, suffix_text = parse_selector(plain_text(suffix))
-                pinpoint, _ = parse_locator(suffix_text)
+                selector, suffix_text = parse_selector(plain_text(_own_words(suffix)))
+                pinpoint, rest = parse_locator(suffix_text)
                 locator = pinpoint.raw if pinpoint else None
+                unread = unread_pinpoint(rest)
+            prefix = item.get("citationPrefix")
+            if prefix and unread is None:
+                unread = unread_pinpoint(plain_text(_own_words(prefix)))
             selector = selector or stored.get(index)
             ref = CitationRef(
                 key=item.get("citationId", ""),
@@ -775,6 +871,7 @@ class _Walker:
                 mode=(item.get("citationMode") or {}).get("t", "NormalCitation"),
                 claim=claim,
                 occurrence=self.occurrence,
+                problem=None if unread is None else _unread_problem(unread, item, locator),
             )
             self.found.append(
                 FoundCitation(
@@ -790,6 +887,7 @@ class _Walker:
                     claim_span=claim_span,
                     block_index=-1 if ctx.meta else int(path[1]),
                     list_depth=host_ctx.host_lists,
+                    note_host=host_ctx.note_host,
                 )
             )
 
@@ -861,6 +959,24 @@ class _Walker:
             cached = _BlockText(block, flat, split(flat), {})
             self._texts[id(block)] = cached
         return cached
+
+
+def _own_words(inlines: list[Json]) -> list[Json]:
+    """A prefix or suffix without the Cites nested in it (their keys are not pinpoints)."""
+    return [el for el in inlines if not (isinstance(el, dict) and el.get("t") == "Cite")]
+
+
+def _unread_problem(unread: str, item: Json, locator: str | None) -> str:
+    """Why a citation whose prefix or suffix holds a pinpoint no locator reading took in is a
+    breakdown: the place it sends the reader is not the one compared with the quote's."""
+    key = item.get("citationId", "")
+    read = f"it reads {locator} only" if locator else "it reads no locator here"
+    return (
+        f"The citation also points to “{unread}”, which citeledger does not read ({read}: "
+        f"p. 14, pp. 3–5, § 2, ch. 3, vol. 2…, one per citation), so that place is not "
+        f"compared with where the quote stands: write one locator after the key "
+        f"([@{key}, p. 99]), and move other words out of the citation."
+    )
 
 
 def _neighbour(inlines: list[Json], index: int, step: int) -> int | None:

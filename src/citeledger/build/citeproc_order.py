@@ -72,7 +72,7 @@ def citeproc_warnings(doc_json: dict[str, Any], citations: Sequence[Any] = ()) -
     """The one warning, when citeproc has already run on ``doc_json``."""
     if citeproc_has_run(doc_json):
         return [WARNING]
-    for found in citations[:1]:
+    for found in [f for f in citations if not f.raw][:1]:  # a raw command is no Cite
         if found.block_index >= 0 and _rendered(resolve(doc_json, found.cite_path)):
             return [WARNING]
     return []

@@ -11,12 +11,16 @@ Where the callout goes (the nearest place a block may stand after the claim):
   inside a list item, a definition, a block quote or a Div when the claim is there;
 - table (any cell, or its caption) and figure (caption or body): after the table or figure;
 - definition-list term: at the start of the term's first definition;
-- footnote: after the note's paragraph, inside the note — unless the note is made only of
+- footnote: after the note's paragraph, inside the note (AsciiDoc, which drops a note of more
+  than one block: after the block holding the note; a note in a heading: after the heading, as
+  LaTeX's ``\\section{…}`` cannot hold a block) — unless the note is made only of
   citations (``^[@key]``, ``^[See also @key.]``), in which case the claim is the sentence the
   note hangs on and the callout goes after that sentence's block;
-- a citation in the title, subtitle, thanks or abstract: flagged where it stands, in the
-  metadata; its callout goes at the top of the body (a title cannot hold a block, and not every
-  template prints the abstract, while the body is always shown);
+- a citation in the metadata (title, author, date, abstract, include-before…: every field but
+  nocite, references and the like, ``citations.metadata_fields``): flagged where it stands;
+  its callout goes at the top of the body (a title cannot hold a block, and not every template
+  prints the abstract, while the body is always shown);
+- an image's alt text: flagged in it; the callout goes where the paragraph's would;
 - Markdown builds (GitHub alerts cannot nest in a list, quote, definition or note): after the
   top-level block holding the claim, whatever the claim is inside;
 - one callout per block holding breakdowns: one citation's as ever, several listed in one
@@ -67,6 +71,7 @@ ones their frame (their uses are guarded so the build still succeeds).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -106,6 +111,10 @@ CITE_MARK = b'"Cite"'
 # Str of that one word is a false alarm, again costing only the walk.
 UNVERIFIED_MARK = b'"unverified"'
 # Everything an earlier run leaves is named citeledger-… (build.names) or is a GitHub alert.
+# A raw element ("RawInline", "RawBlock") with a TeX command naming "cite" (a JSON string
+# escapes its backslash) or typst code: only then can a raw citation command be there.
+RAW_MARK = b'"Raw'
+TEX_CITE_BYTES = re.compile(rb"\\\\[A-Za-z]*cite")
 PREVIOUS_MARK = b'"' + PREFIX.encode() + b""
 ALERT_BYTES = ALERT_MARK.strip().encode()
 
@@ -388,8 +397,15 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
     for item in items:
         groups.setdefault(item.found.cite_path, []).append(item)
     wraps: list[tuple[list[Any], int, list[Item], list[Any], list[Any]]] = []
+    raw_blocks: list[tuple[list[Any], int, list[Item]]] = []
     for cite_path, group in groups.items():
         parent = resolve(doc, cite_path[:-1])
+        if group[0].found.raw:  # a raw command: flagged where it stands, nothing to strip
+            if parent[int(cite_path[-1])].get("t") == "RawBlock":
+                raw_blocks.append((parent, int(cite_path[-1]), group))
+            else:
+                wraps.append((parent, int(cite_path[-1]), group, [], []))
+            continue
         citations = [resolve(doc, item.found.citation_path) for item in group]
         # each item's own Cite (a nested one sits in the outer item's suffix): path ends c, 0, j
         own = {id(c): c for c in (resolve(doc, i.found.citation_path[:-3]) for i in group)}
@@ -412,6 +428,8 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
     banner = renderer.banner(items, audit=audit)
     if banner is not None:
         insert(doc["blocks"], 0, [banner])
+    for parent, index, group in raw_blocks:  # a block cannot be wrapped: its flags follow it
+        insert(parent, index + 1, [renderer.raw_block_flags(group)])
     callouts: dict[tuple[int, int], tuple[list[Any], list[Item]]] = {}
     for item in items:
         fc = item.found
@@ -424,6 +442,8 @@ def _apply(doc: dict[str, Any], items: list[Item], renderer: Renderer, *, audit:
             host, after = fc.host_path, fc.host_after
             if renderer.top_level_callouts and host != ("blocks",):
                 host, after = ("blocks",), fc.block_index
+            elif renderer.callouts_outside_notes and fc.note_host is not None:
+                host, after = fc.note_host
             into = resolve(doc, host)
             callouts.setdefault((id(into), after + 1), (into, []))[1].append(item)
     for (_, at), (into, group) in callouts.items():  # one callout per block: its breakdowns
@@ -559,7 +579,7 @@ def main(
     fmt = args[0] if args else "html"
     raw = (stdin or sys.stdin.buffer).read()
     out = stdout or sys.stdout.buffer
-    if CITE_MARK not in raw and UNVERIFIED_MARK not in raw:
+    if CITE_MARK not in raw and UNVERIFIED_MARK not in raw and not _raw_citation(raw):
         out.write(raw)
         out.flush()
         return 0
@@ -591,6 +611,12 @@ def _end_process(code: int) -> None:
     except (OSError, ValueError):  # a closed or broken pipe: the exit code still says it
         code = code or 2
     os._exit(code)
+
+
+def _raw_citation(raw: bytes) -> bool:
+    """Might a raw TeX or typst element hold a citation command (``citations.raw_citations``)?
+    A false alarm costs only the walk."""
+    return RAW_MARK in raw and (TEX_CITE_BYTES.search(raw) is not None or b'"typst"' in raw)
 
 
 def _filter(

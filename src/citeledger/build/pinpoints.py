@@ -166,6 +166,16 @@ def parse_locator(suffix_text: str) -> tuple[Locator | None, str]:
     return None, text
 
 
+def unread_pinpoint(text: str) -> str | None:
+    """``text`` (a suffix's rest after ``parse_locator``, or a prefix) when it still holds a
+    pinpoint a reader follows — a number or a section or paragraph sign (``see p. 99``,
+    ``fn. 12``, ``para 12``, a second locator ``, p. 99`` after ``vol. 2``) — that no locator
+    reading took in; None when it holds none."""
+    if any(ch.isdigit() or ch in "§¶" for ch in text):
+        return _WS.sub(" ", text.replace("\xa0", " ")).strip(" ,;")
+    return None
+
+
 def _match_label(words: list[str]) -> tuple[str, int, str] | None:
     """The longest locator form at the start of ``words``: (label, words used, text matched)."""
     if len(words) >= 2:

@@ -71,6 +71,13 @@ class Renderer:
     header_template: ClassVar[str | None] = None  # file in templates/ to put there
     header_marker: ClassVar[str] = "citeledger"  # text by which a second run finds it
     top_level_callouts: ClassVar[bool] = False  # callouts only between top-level body blocks
+
+    @property
+    def callouts_outside_notes(self) -> bool:
+        """The writer drops a footnote of more than one block (AsciiDoc prints "[multiblock
+        footnote omitted]"): a note's callout goes after the block holding the note."""
+        return self.fmt.startswith("asciidoc")
+
     spaced_links: ClassVar[bool] = False  # a space between the Cite and its links (Markdown)
 
     def __init__(self, fmt: str, *, audit: bool = False) -> None:
@@ -114,6 +121,16 @@ class Renderer:
         if selectors:
             kv.append((SELECTORS_ATTRIBUTE, selectors))
         return ast.span(ast.attr("", classes, kv), inlines)
+
+    def raw_block_flags(self, items: list[Item]) -> Node:
+        """The flags of the citations of a raw block (``\\begin{…}…\\cite{…}``): a block
+        cannot be wrapped, so they stand after it, in a Div an earlier run's undoing removes."""
+        inlines: list[Node] = []
+        for item in items:
+            if inlines:
+                inlines.append(ast.space())
+            inlines += [*self.claim_anchor(item), self.flag(item)]
+        return ast.div(ast.attr("", [BREAKDOWN_CLASS]), [ast.plain(inlines)])
 
     def claim_anchor(self, item: Item) -> list[Node]:
         """``#citeledger-claim-N``: where the audit row and the evidence page lead back to."""

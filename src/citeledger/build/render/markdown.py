@@ -56,7 +56,8 @@ class MarkdownRenderer(Renderer):
     spaced_links: ClassVar[bool] = True
 
     def wrap(self, cite: Node, items: list[Item]) -> Node:
-        _as_written(cite, items)
+        if cite.get("t") == "Cite":  # not a raw citation command: it stays as written
+            _as_written(cite, items)
         return hide(super().wrap(cite, items))
 
     def evidence_link(self, item: Item) -> Node:
