@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from citeledger import __version__
-from citeledger.atomic import atomic_write, fsync_dir, fsync_file
+from citeledger.atomic import fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
+from citeledger.evidence.store_writes import open_in_store, write_in_store
 from citeledger.inputs import NotAFile, read_regular
 from citeledger.model import Extracted, Retrieval, page_starts_of
 
@@ -243,7 +244,7 @@ def write_evidence(
     ``synced`` both are made durable by the store's ``sync_written``, before any receipt.
     """
     first = _first_path(root, body_sha)
-    revisit = first.exists()  # (its folder, when new, is made by atomic_write)
+    revisit = first.exists()  # (its folder, when new, is made by write_in_store)
     if revisit:
         stamp = retrieval.retrieved_at.replace(":", "").replace("-", "")
         target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
@@ -254,7 +255,7 @@ def write_evidence(
     main_id = _write_records(writer, retrieval, extracted, body_sha, revisit, target.name, first)
     shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
     data = buf.getvalue()
-    atomic_write(target, data, durable=synced)
+    write_in_store(root, target.relative_to(root).as_posix(), data, durable=synced)
     return StoredEvidence(
         evidence=target.relative_to(root).as_posix(),
         body_sha256=body_sha,
@@ -596,7 +597,7 @@ def _append_chained(
         digests.append(mine)
     try:
         # non-blocking: a FIFO put there since it was read fails (ENXIO) instead of waiting
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+        fd = open_in_store(root, HISTORY, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         try:
             os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
             os.fsync(fd)
