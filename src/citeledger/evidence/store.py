@@ -30,7 +30,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -514,12 +514,21 @@ def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any])
 
 
 def history_batch(
-    root: str | os.PathLike[str], items: Sequence[tuple[str, Sequence[Any]]]
+    root: str | os.PathLike[str],
+    items: Sequence[tuple[str, Sequence[Any]]],
+    *,
+    ledger: str | None = None,
+    occurrences: Sequence[Sequence[int]] | None = None,
 ) -> list[list[str]]:
     """``history_entries`` for a batch of sources in one read, one append and one fsync (a
-    2,000-source run would otherwise re-read a growing log once per source)."""
+    2,000-source run would otherwise re-read a growing log once per source).
+
+    ``ledger`` (its path) and ``occurrences`` (per receipt, how many earlier quotes of its
+    source have the same words) tell whose check each row is: two quotes with the same words,
+    or two ledgers sharing the store, are not one quote's checks (``History.of_quote``)."""
     if not any(receipts for _, receipts in items):
         return [[] for _ in items]
+    tag = {} if ledger is None else {"ledger": ledger_tag(root, ledger)}
     rows = [
         [
             {
@@ -528,13 +537,21 @@ def history_batch(
                 "quote_sha256": r.writer_quote_sha256,
                 "retrieved_at": r.retrieved_at,
                 "outcome": r.outcome,
+                **tag,
+                **({} if occurrences is None else {"quote": occurrences[n][m]}),
                 **_registry_record(r),
             }
-            for r in receipts
+            for m, r in enumerate(receipts)
         ]
-        for key, receipts in items
+        for n, (key, receipts) in enumerate(items)
     ]
     return _append_history(root, rows)
+
+
+def ledger_tag(root: str | os.PathLike[str], ledger: str) -> str:
+    """How the log names a ledger: its real path from the store's, so a copied or moved
+    project keeps the names."""
+    return Path(os.path.relpath(os.path.realpath(ledger), os.path.realpath(root))).as_posix()
 
 
 def history_record(
@@ -631,6 +648,8 @@ class HistoryEntry:
     retrieved_at: str = ""
     registry: tuple[str, str] | None = None  # (retraction or "", title): the registry's answer
     record: tuple[str, str | None] | None = None  # a withdrawal's or dispute's (reason, says)
+    ledger: str | None = None  # whose check (``ledger_tag``); None in a log from before
+    quote: int | None = None  # which of the source's quotes with these words; None: before
 
 
 @dataclass(frozen=True)
@@ -656,9 +675,26 @@ class History:
         at = self.index(digest)
         return self.entries[at] if at is not None else None
 
-    def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
-        """The entries logged for one quote of one source, oldest first."""
-        return self._by_quote.get((key, identifier, quote_sha256), [])
+    def of_quote(
+        self,
+        key: str,
+        identifier: str,
+        quote_sha256: str,
+        *,
+        occurrence: int | None = None,
+        foreign: Callable[[str], bool] | None = None,
+    ) -> list[HistoryEntry]:
+        """The entries logged for one quote of one source, oldest first: without those of
+        another ``occurrence`` of the same words in the source, and those whose ledger tag is
+        ``foreign`` (another ledger sharing the store). A row from before the tags were logged
+        is every quote's."""
+        group = self._by_quote.get((key, identifier, quote_sha256), [])
+        return [
+            e
+            for e in group
+            if not (occurrence is not None and e.quote is not None and e.quote != occurrence)
+            and not (foreign is not None and e.ledger is not None and foreign(e.ledger))
+        ]
 
     def registry_of(self, identifier: str) -> tuple[str | None, str | None]:
         """What the log holds of the registry's answers about this work: a retraction any of
@@ -707,6 +743,10 @@ class History:
         return groups
 
 
+def _logged(value: Any, kind: type[Any]) -> Any:
+    return value if type(value) is kind else None
+
+
 def _logged_answer(value: Any) -> tuple[str, str] | None:
     if not isinstance(value, dict):
         return None
@@ -729,6 +769,24 @@ class EvidenceReader:
         self._digests: dict[str, str | None] = {}
         self._chain: History | None = None
         self.files = StoreFiles(root)
+        self._foreign: dict[str, bool] = {}
+
+    def foreign_ledger(self, ledger: str) -> Callable[[str], bool]:
+        """Whether a log row's ledger tag names another ledger than ``ledger``: a file that
+        stands there now (two ledgers sharing the store), whose checks are not this one's. A
+        tag naming no file is this ledger under an old name (renamed, moved): its checks count,
+        so renaming the ledger does not hide a later check."""
+        mine = ledger_tag(self.root, ledger)
+
+        def foreign(tag: str) -> bool:
+            if tag == mine:
+                return False
+            known = self._foreign.get(tag)
+            if known is None:
+                known = self._foreign[tag] = os.path.isfile(os.path.join(self.root, tag))
+            return known
+
+        return foreign
 
     def digest(self, rel: str) -> str | None:
         """The sha256 of an evidence file's bytes (None: missing, unreadable, not a regular
@@ -770,6 +828,8 @@ class EvidenceReader:
                         str(data.get("retrieved_at") or ""),
                         _logged_answer(data.get("registry")),
                         _logged_record(data.get("record")),
+                        _logged(data.get("ledger"), str),
+                        _logged(data.get("quote"), int),
                     )
                 except (ValueError, KeyError, TypeError):
                     continue
