@@ -83,3 +83,16 @@ def test_a_leftover_is_moved_aside_and_the_quarantine_is_purged_only_when_old(
     assert leftovers.clean_leftovers(store, load_ledger(ledger)) == [path]
     assert not path.exists() and not old.exists()
     assert (store / leftovers.QUARANTINE / path.name).read_bytes() == b"evidence"
+
+
+def test_a_build_names_where_a_moved_leftover_went(tmp_path: Path) -> None:
+    """Moved aside by mistake (a hostile note of this ledger's shape), the file is one move
+    from back: the build's "evidence is gone" says where it is."""
+    from citeledger.evidence.store import EvidenceReader
+
+    store = tmp_path / ".citeledger"
+    (store / leftovers.QUARANTINE).mkdir(parents=True)
+    name = "ab" * 32 + ".warc.gz"
+    (store / leftovers.QUARANTINE / name).write_bytes(b"x")
+    problems = EvidenceReader(store).load(f"ab/{name}").problems
+    assert any("moved a file of that name to leftovers/" in p for p in problems), problems

@@ -41,7 +41,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from citeledger.atomic import TEMP_PREFIX
-from citeledger.evidence.store import StoreFiles, read_store_file
+from citeledger.evidence.store import QUARANTINE, StoreFiles, read_store_file
 from citeledger.evidence.store_writes import (
     locked_in_store,
     open_in_store,
@@ -53,6 +53,8 @@ from citeledger.model import Ledger
 __all__ = [
     "IGNORE_FILE",
     "PENDING",
+    "QUARANTINE",
+    "QUARANTINE_DAYS",
     "clean_leftovers",
     "forget",
     "forget_all",
@@ -62,7 +64,6 @@ __all__ = [
 
 PENDING = "pending.jsonl"
 #: Where a leftover goes instead of being deleted, inside the store; purged after this long.
-QUARANTINE = "leftovers"
 QUARANTINE_DAYS = 30
 #: A note's file is written within this many seconds of the note (the body is retrieved
 #: already; only its extraction and write come between): a file outside the window is not it.

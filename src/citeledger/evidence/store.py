@@ -484,9 +484,21 @@ class StoreFiles:
         except NotAFile as e:
             raise StoreFileError(rel, f"is {e.kind}, not a file") from None
         except (FileNotFoundError, NotADirectoryError):
-            raise StoreFileError(rel, "is missing from the evidence store", missing=True) from None
+            raise StoreFileError(rel, self._missing(rel), missing=True) from None
         except OSError as e:
             raise StoreFileError(rel, f"is unreadable ({e.strerror or e})") from None
+
+
+    def _missing(self, rel: str) -> str:
+        """Why a file is not there, in words; naming the quarantine when a verify moved a file
+        of that name there as a killed run's leftover (``evidence.leftovers``): one move back."""
+        aside = self.root / QUARANTINE / os.path.basename(rel)
+        if os.path.isfile(aside) and not os.path.islink(aside):
+            return (
+                f"is missing from the evidence store (a verify moved a file of that name to "
+                f"{QUARANTINE}/ as a killed run's leftover: move it back if it is this one)"
+            )
+        return "is missing from the evidence store"
 
 
 def read_store_file(root: str | os.PathLike[str], rel: str) -> bytes:
@@ -495,6 +507,7 @@ def read_store_file(root: str | os.PathLike[str], rel: str) -> bytes:
 
 
 HISTORY = "history.jsonl"
+QUARANTINE = "leftovers"  # where verify moves a killed run's leftovers (evidence.leftovers)
 HISTORY_LOCK = "history.lock"
 
 
