@@ -52,9 +52,17 @@ def open_in_store(root: str | os.PathLike[str], rel: str, flags: int, mode: int 
     """An open descriptor of the store's regular file ``rel``: never through a link, never a
     FIFO or a device (``O_NONBLOCK``: a FIFO fails instead of waiting for a reader)."""
     folder, name = os.path.split(rel)
-    path = store_folder(root, folder) / name
+    # the store's own root was confined when the ledger named it: only a folder below it is
+    # resolved (a note and its lock, once per retrieval, cost no realpath)
+    path = (store_folder(root, folder) if folder else Path(root)) / name
     try:
-        fd = os.open(path, flags | _FLAGS, mode)
+        try:
+            fd = os.open(path, flags | _FLAGS, mode)
+        except FileNotFoundError:
+            if folder or not flags & os.O_CREAT:
+                raise
+            store_folder(root)  # a new store's first file
+            fd = os.open(path, flags | _FLAGS, mode)
     except OSError as e:
         kind = _REFUSED.get(e.errno or 0)
         if kind is not None:
