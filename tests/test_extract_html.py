@@ -179,25 +179,74 @@ def test_invisible_content_is_left_out() -> None:
     assert text == "visible one\n\nvisible two"
 
 
+# F11's neighbours a browser shows: kept (checked in chromium: test_html_hidden_browser)
+SHOWN_TOO = [
+    # an inline's transform, text indent, top margin and content visibility do not apply
+    '<span style="content-visibility:hidden">not </span>',
+    '<span style="text-indent:-9999px">not </span>',
+    '<span style="transform:scale(0)">not </span>',
+    '<span style="margin-top:-9999px">not </span>',
+    '<span style="width:0;height:0;overflow:hidden">not </span>',  # inline: no width applies
+    '<span style="display:inline-block;height:0;min-height:2em;overflow:hidden">not </span>',
+    '<span style="display:inline-block;height:0;padding:1em;overflow:hidden">not </span>',
+    '<span style="display:inline-block;height:0">not </span>',  # overflow visible: words spill
+    '<span style="display:inline-block;transform:scale(0.5)">not </span>',
+    '<span style="display:inline-block;transform:translateX(-50%)">not </span>',
+    '<b style="display:inline-block;transform:translateX(-9999px) translateX(9999px)">not </b>',
+    '<span style="color:rgba(0,0,0,0.5)">not </span>',
+    '<span style="color:transparent;text-shadow:0 0 2px #000">not </span>',
+    '<span style="color:transparent;-webkit-text-fill-color:#000">not </span>',
+    '<span style="clip-path:inset(10%)">not </span>',
+    '<span style="clip-path:circle(40%)">not </span>',
+]
+
+# F11: what a browser hides the same way (checked in chromium: test_html_hidden_browser)
+HIDDEN_TOO = [
+    '<span style="display:inline-block;width:0;height:0;overflow:hidden">not </span>',
+    '<span style="display:inline-block;max-height:0;overflow:hidden">not </span>',
+    '<span style="display:inline-block;height:0px;overflow:clip">not </span>',
+    '<span style="position:absolute;width:1px;height:1px;overflow:hidden">not </span>',
+    '<span style="display:inline-block;width:0;overflow:hidden">not </span>',
+    '<b style="display:inline-block;width:5em;text-indent:100%;white-space:nowrap;overflow:hidden">'
+    "not </b>",
+    '<span style="color:rgba(0,0,0,0)">not </span>',
+    '<span style="color:rgb(0 0 0 / 0%)">not </span>',
+    '<span style="color:hsla(0, 0%, 0%, 0)">not </span>',
+    '<span style="color:#00000000">not </span>',
+    '<span style="color:#0000">not </span>',
+    '<span style="display:inline-block;transform:scale(0.0)">not </span>',
+    '<span style="display:inline-block;transform:scaleX(0)">not </span>',
+    '<span style="display:inline-block;transform:scale(0) rotate(45deg)">not </span>',
+    '<span style="display:inline-block;transform:matrix(0,0,0,1,0,0)">not </span>',
+    '<span style="display:inline-block;scale:0">not </span>',
+    '<span style="display:inline-block;transform:translateX(-9999px)">not </span>',
+    '<span style="display:inline-block;transform:translate(0, -100em)">not </span>',
+    '<span style="clip-path:circle(0)">not </span>',
+    '<span style="clip-path:ellipse(0 0 at 50% 50%)">not </span>',
+    '<span style="clip-path:inset(0 50%)">not </span>',
+    '<span style="filter:opacity(0)">not </span>',
+]
+
 HIDDEN_NOT = [
     '<span style="font-size:0">not </span>',
     '<span style="font-size: 0px !important">not </span>',
     '<span style="opacity:0">not </span>',
     '<span style="opacity: 0.0">not </span>',
-    '<span style="content-visibility:hidden">not </span>',
+    '<span style="display:inline-block;content-visibility:hidden">not </span>',
     '<span style="position:absolute;left:-9999px">not </span>',
     '<span style="position: fixed; top: -100em">not </span>',
-    '<span style="text-indent:-9999px">not </span>',
+    '<span style="display:inline-block;text-indent:-9999px">not </span>',
     '<span style="position:absolute;clip:rect(0 0 0 0)">not </span>',
     '<span style="position:absolute;clip-path:inset(50%)">not </span>',
     '<span style="color:transparent">not </span>',
-    '<span style="transform:scale(0)">not </span>',
+    '<span style="display:inline-block;transform:scale(0)">not </span>',
     '<span style="display:/**/none">not </span>',
     '<span style="display:/* a */none/* b */">not </span>',
     '<span style="dis\\70 lay: n\\6f ne">not </span>',
     '<span style="DISPLAY:NONE">not </span>',
     '<span style="visibility:visible;visibility:hidden">not </span>',
     '<span style="display:none !important; display:inline">not </span>',
+    *HIDDEN_TOO,
 ]
 
 
@@ -220,6 +269,7 @@ def test_inline_styles_that_hide_leave_their_words_out(hidden: str) -> None:
         '<span style="left:-9999px">not </span>',  # static: offsets do not apply
         '<span style="font-size:0.9em">not </span>',
         "<span style=\"content: 'display:none'\">not </span>",
+        *SHOWN_TOO,
     ],
 )
 def test_styles_that_do_not_hide_keep_their_words(shown: str) -> None:

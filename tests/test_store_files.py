@@ -10,6 +10,7 @@ so a regression fails the test instead of hanging the suite or eating the machin
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -242,3 +243,45 @@ def test_the_gate_says_why_it_read_nothing(tmp_path: Path) -> None:
     assert reader.load("ab/pipe").problems == [
         "evidence file ab/pipe is a named pipe (FIFO), not a file"
     ]
+
+
+def _links_out(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose committed store holds links out of it; the folder they point into."""
+    project = tmp_path / "p"
+    project.mkdir()
+    _write_project(project)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    store = project / ".citeledger"
+    store.mkdir()
+    os.symlink("../citeledger.yaml", store / "pending.jsonl")  # to the writer's ledger
+    return project, outside
+
+
+def test_a_pending_notes_link_to_the_ledger_is_refused_and_the_ledger_kept(tmp_path: Path) -> None:
+    """A committed ``pending.jsonl -> ../citeledger.yaml`` took a note's line into the ledger."""
+    project, _ = _links_out(tmp_path)
+    before = (project / "citeledger.yaml").read_bytes()
+    done = _run(project, "verify", "--yes")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "pending.jsonl: this file of the evidence store is a symbolic link" in done.stderr
+    assert (project / "citeledger.yaml").read_bytes() == before
+
+
+def test_no_store_write_follows_a_link_out_of_the_store(tmp_path: Path) -> None:
+    """A dangling ``pending.lock`` link made verify create its target; a digest folder that
+    is a link took the evidence file outside. Each is refused, and nothing is made outside."""
+    project, outside = _links_out(tmp_path)
+    store = project / ".citeledger"
+    (store / "pending.jsonl").unlink()
+    os.symlink(outside / "made-by-verify.txt", store / "pending.lock")
+    done = _run(project, "verify", "--yes")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "pending.lock: this file of the evidence store is a symbolic link" in done.stderr
+    (store / "pending.lock").unlink()
+    digest = hashlib.sha256((project / "page0.txt").read_bytes()).hexdigest()
+    os.symlink(outside, store / digest[:2])
+    done = _run(project, "verify", "--yes")
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "a link out of it" in done.stderr, done.stderr[-2000:]
+    assert list(outside.iterdir()) == []

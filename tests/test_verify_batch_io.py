@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from citeledger.evidence import leftovers
 from citeledger.evidence.store import EvidenceReader, history_batch, history_entries
+from citeledger.ledger import load_ledger
 from citeledger.model import Receipt
 
 
@@ -55,37 +54,28 @@ def test_a_batch_settles_exactly_its_own_pending_notes(tmp_path: Path) -> None:
     assert not (tmp_path / leftovers.PENDING).exists()  # nothing pending: no file
 
 
-def test_the_clean_up_reads_each_ledger_once_and_keeps_an_unreadable_ones_notes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_clean_up_moves_its_own_ledgers_leftovers_and_keeps_another_ledgers_notes(
+    tmp_path: Path,
 ) -> None:
-    """After a killed run: every note's unnamed evidence goes, with one read of its ledger and
-    one rewrite of the notes; the notes of a ledger that cannot be read now stay, files too."""
-    from citeledger import ledger as ledger_pkg
-
+    """After a killed run: the run's ledger's unnamed evidence moves to the quarantine, with
+    one rewrite of the notes; another ledger's notes stay, files too (its own run cleans up)."""
     store = tmp_path / ".citeledger"
     store.mkdir()
     good = tmp_path / "citeledger.yaml"
     good.write_text("sources: {}\n")
-    bad = tmp_path / "broken.yaml"
-    bad.write_text("sources: [\n")
+    other = tmp_path / "other.yaml"
+    other.write_text("sources: {}\n")
     files = []
-    for n, led in enumerate([good, good, good, bad]):
+    for n, led in enumerate([good, good, good, other]):
         digest = leftovers.note(store, str(led), f"body {n}".encode())
         path = store / digest[:2] / f"{digest}.warc.gz"
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(b"x")
         files.append(path)
-    loads: list[str] = []
-    real = ledger_pkg.load_ledger
-
-    def counted(path: str, *a: object, **k: object) -> object:
-        loads.append(str(path))
-        return real(path, *a, **k)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ledger_pkg, "load_ledger", counted)
-    removed = leftovers.clean_leftovers(store)
-    assert sorted(removed) == sorted(files[:3])
-    assert files[3].exists()
-    assert sorted(loads) == sorted({str(good.resolve()), str(bad.resolve())})
+    moved = leftovers.clean_leftovers(store, load_ledger(good))
+    assert sorted(moved) == sorted(files[:3])
+    assert not any(p.exists() for p in files[:3]) and files[3].exists()
+    kept = sorted(p.name for p in (store / leftovers.QUARANTINE).iterdir())
+    assert kept == sorted(p.name for p in files[:3])
     pending = (store / leftovers.PENDING).read_text("utf-8")
-    assert str(bad.resolve()) in pending and str(good.resolve()) not in pending
+    assert str(other.resolve()) in pending and str(good.resolve()) not in pending

@@ -130,4 +130,6 @@ def failure_fix(e: OSError) -> str:
         return "make that folder writable, or run from a folder you can write to"
     if e.errno == errno.ENOENT:
         return "check the path"
+    if e.errno == errno.ELOOP:
+        return "remove that link: the evidence store's own files are made by citeledger"
     return "check the path, the disk and the permissions"

@@ -534,11 +534,17 @@ class Judge:
                 "This receipt's entry is gone from the evidence store's history log: the log "
                 "was cut, so a later check may have been removed." + again
             )
-        mine = chain.of_quote(key, receipt.identifier, receipt.writer_quote_sha256)
+        entry = chain.entry(receipt.history)
+        mine = chain.of_quote(  # this quote's checks: not those of its twin, or another ledger's
+            key,
+            receipt.identifier,
+            receipt.writer_quote_sha256,
+            occurrence=entry.quote if entry is not None else None,
+            foreign=self.reader.foreign_ledger(self.ledger.path),
+        )
         if receipt.history is not None:
             # the entry must be this receipt's own: a receipt copied onto another key, or an
             # old one given the newest entry's digest, names an entry logged for another check
-            entry = chain.entry(receipt.history)
             if entry is not None and (
                 (entry.key, entry.identifier, entry.quote_sha256, entry.outcome)
                 != (key, receipt.identifier, receipt.writer_quote_sha256, receipt.outcome)

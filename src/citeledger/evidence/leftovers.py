@@ -3,10 +3,20 @@
 A retrieval's evidence is stored before its receipts reach the ledger; a run killed between
 the two leaves an evidence file no receipt names. Before storing, the run notes the body's
 digest and the time in ``pending.jsonl`` in the evidence folder, and removes the note once the
-receipts are written. The next run, holding the same run lock (so nothing else writes that
-folder meanwhile), removes each noted digest's evidence files made at or after the note that
-no receipt of the noted ledger names. Older files, and files a receipt names, are never
-touched: another ledger may share the folder.
+receipts are written. The next run of the same ledger, holding the same run lock (so nothing
+else writes that folder meanwhile), moves each noted digest's evidence files made within the
+hour after the note that no receipt of that ledger names into ``leftovers/`` in the store.
+
+The notes file is data from disk, as hostile as any committed file: a committed note once made
+verify delete a real evidence file, and a "digest" holding ``..`` a ``*.warc.gz`` outside the
+store. So a note is acted on only when it has the exact shape verify writes (64 hex digits, a
+float time, this run's ledger by ``samefile``); only regular files in the digest's folder,
+inside the store, with the names ``write_evidence`` gives that digest, are candidates; and a
+candidate is moved, never deleted: another ledger sharing the store may name it, and this run
+cannot read that ledger's receipts. A file moved by mistake is one rename from back (the
+build's "evidence is gone" names the file). The quarantine is purged of files that sat there
+``QUARANTINE_DAYS``, so the store holds at most what killed runs left in that time. Notes of
+another ledger are kept for its own run.
 
 A note is appended while receipts of other retrievals are being written and their notes
 forgotten (a batch's write runs beside the retrievals, and a second ledger's run may share the
@@ -14,25 +24,37 @@ folder), so every change to the notes file holds ``pending.lock``: a forget's re
 is never interleaved with an append, which it would drop, or with another forget, whose dropped
 notes it would bring back.
 
-This module must never remove a file a receipt names, or one older than its note.
+This module must never move a file a receipt of the run's ledger names, or one older than its
+note, and never deletes what a note names.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 
-from citeledger.atomic import TEMP_PREFIX, atomic_write
-from citeledger.evidence.store import read_store_file
+from citeledger.atomic import TEMP_PREFIX
+from citeledger.evidence.store import QUARANTINE, StoreFiles, read_store_file
+from citeledger.evidence.store_writes import (
+    locked_in_store,
+    open_in_store,
+    store_folder,
+    write_in_store,
+)
+from citeledger.model import Ledger
 
 __all__ = [
     "IGNORE_FILE",
     "PENDING",
+    "QUARANTINE",
+    "QUARANTINE_DAYS",
     "clean_leftovers",
     "forget",
     "forget_all",
@@ -41,11 +63,17 @@ __all__ = [
 ]
 
 PENDING = "pending.jsonl"
+#: Where a leftover goes instead of being deleted, inside the store; purged after this long.
+QUARANTINE_DAYS = 30
+#: A note's file is written within this many seconds of the note (the body is retrieved
+#: already; only its extraction and write come between): a file outside the window is not it.
+NOTE_WINDOW = 3600.0
+_DIGEST = re.compile("[0-9a-f]{64}")
 PENDING_LOCK = "pending.lock"  # held for each change to PENDING (ignored: it is a *.lock)
 IGNORE_FILE = ".gitignore"
 #: What a run leaves in the store that is no evidence: the locks, a killed write's temp files,
 #: the pending notes. The README says "commit .citeledger/"; these must not go with it.
-IGNORED = ("*.lock", TEMP_PREFIX + "*", PENDING)
+IGNORED = ("*.lock", TEMP_PREFIX + "*", PENDING, QUARANTINE + "/")
 
 
 def write_ignore_file(folder: str | os.PathLike[str]) -> bool:
@@ -55,12 +83,11 @@ def write_ignore_file(folder: str | os.PathLike[str]) -> bool:
     the run lock this need not hold) cannot remove it half-way, and an existing file is never
     replaced.
     """
-    path = Path(folder) / IGNORE_FILE
-    if not path.parent.is_dir():
+    if not Path(folder).is_dir():
         return False
     text = "# written by citeledger: locks and temporary files are not evidence\n"
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = open_in_store(folder, IGNORE_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileExistsError:
         return False
     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -88,7 +115,7 @@ def _save(folder: Path, entries: list[dict[str, object]]) -> None:
             (folder / PENDING).unlink()
         return
     text = "".join(json.dumps(e, sort_keys=True) + "\n" for e in entries)
-    atomic_write(folder / PENDING, text.encode("utf-8"))
+    write_in_store(folder, PENDING, text.encode("utf-8"))
 
 
 def note(folder: Path, ledger: str, body: bytes) -> str:
@@ -101,15 +128,15 @@ def note(folder: Path, ledger: str, body: bytes) -> str:
     # a power cut only leaves an evidence file no receipt names (disk space, never a receipt).
     path = folder / PENDING
     try:
-        with _notes_locked(folder):
-            # non-blocking: a FIFO there fails (ENXIO) instead of waiting for a reader
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+        with locked_in_store(folder, PENDING_LOCK):
+            # never through a link (one to the ledger took the note), never a FIFO's reader
+            fd = open_in_store(folder, PENDING, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
             try:
                 os.write(fd, ("\n" + json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
             finally:
                 os.close(fd)
     except OSError as e:  # a full disk, a read-only store: named, so the error line says where
-        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+        raise OSError(e.errno, e.strerror or str(e), e.filename or str(path)) from None
     return digest
 
 
@@ -124,65 +151,100 @@ def forget_all(folder: Path, digests: Iterable[str]) -> None:
     settled = set(digests)
     if not settled:
         return
-    with _notes_locked(folder):
+    with locked_in_store(folder, PENDING_LOCK):
         entries = _entries(folder)
         kept = [e for e in entries if e.get("body_sha256") not in settled]
         if len(kept) != len(entries):
             _save(folder, kept)
 
 
-@contextmanager
-def _notes_locked(folder: Path) -> Iterator[None]:
-    """The notes file's own lock (flock: other processes, and other threads of this one, each
-    opening the file afresh). Taken with ``fcntl`` itself: ``filelock`` cost 0.18 ms of CPU a
-    note, a tenth of a verify worker's page, for the same ``flock``."""
-    import fcntl
-
-    path = folder / PENDING_LOCK
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except FileNotFoundError:  # a new store's first note
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # released when the file is closed
-        yield
-    finally:
-        os.close(fd)
-
-
-def clean_leftovers(folder: Path) -> list[Path]:
-    """Remove the evidence files of an earlier, killed run that no receipt names (see above)."""
-    from citeledger.errors import CiteledgerError
-    from citeledger.ledger import load_ledger
-
-    removed: list[Path] = []
-    named_by: dict[str, set[str] | None] = {}  # each ledger read once, however many notes
+def clean_leftovers(folder: Path, led: Ledger) -> list[Path]:
+    """Move the evidence files of this ledger's earlier, killed run that no receipt names into
+    the quarantine (see above); the files moved, as they were named. Purges old quarantine."""
+    named = {
+        os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
+        for source in led.sources.values()
+        for quote in source.quotes
+        for r in quote.receipts
+        if r.evidence
+    }
+    files = StoreFiles(folder)
+    moved: list[Path] = []
     settled: list[str] = []
     for entry in _entries(folder):
         digest, since, ledger = entry.get("body_sha256"), entry.get("since"), entry.get("ledger")
-        if not (isinstance(digest, str) and isinstance(since, float) and isinstance(ledger, str)):
-            continue
-        if ledger not in named_by:
-            try:
-                led = load_ledger(ledger)
-                named_by[ledger] = {
-                    os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
-                    for source in led.sources.values()
-                    for quote in source.quotes
-                    for r in quote.receipts
-                    if r.evidence
-                }
-            except CiteledgerError:
-                named_by[ledger] = None
-        named = named_by[ledger]
-        if named is None:
-            continue  # the ledger cannot be read now: keep the note and the files
-        for path in (folder / digest[:2]).glob(f"{digest}*.warc.gz"):
+        if not (isinstance(digest, str) and _DIGEST.fullmatch(digest)):
+            continue  # not a note verify writes: a digest holding `..` reached outside
+        if not (type(since) is float and math.isfinite(since) and isinstance(ledger, str)):
+            continue  # kept as it is: forgetting by its digest could drop a real note
+        if not _same_file(ledger, led.path):
+            continue  # another ledger's (it may share the store): its own run cleans up
+        for path in _noted_files(files, digest):
             with suppress(OSError):
-                if path.stat().st_mtime >= since - 0.05 and os.path.normpath(path) not in named:
-                    path.unlink()
-                    removed.append(path)
+                mtime = path.lstat().st_mtime
+                if (
+                    since - 0.05 <= mtime <= since + NOTE_WINDOW
+                    and os.path.normpath(path) not in named
+                ):
+                    moved.append(_quarantine(folder, path))
         settled.append(digest)
     forget_all(folder, settled)  # one rewrite; a kill before it only repeats this cleanup
-    return removed
+    _purge_quarantine(folder)
+    return moved
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _noted_files(files: StoreFiles, digest: str) -> list[Path]:
+    """The regular files (no link) in the digest's folder, inside the store, with the names
+    ``write_evidence`` gives this digest: the first capture and its revisits."""
+    folder = files.resolve(digest[:2])
+    if folder is None:
+        return []
+    name = re.compile(re.escape(digest) + r"(?:~[0-9A-Za-z.+_]+-[0-9a-f]{6})?\.warc\.gz")
+    try:
+        with os.scandir(folder) as entries:
+            return [
+                Path(folder, e.name)
+                for e in entries
+                if name.fullmatch(e.name) and e.is_file(follow_symlinks=False)
+            ]
+    except OSError:
+        return []
+
+
+def _quarantine(folder: Path, path: Path) -> Path:
+    """Move a leftover into ``QUARANTINE`` (a rename inside the store), stamped with the time
+    it moved so that the purge counts from then; the name it had."""
+    target_folder = store_folder(folder, QUARANTINE)
+    target = target_folder / path.name
+    n = 0
+    while target.exists() or target.is_symlink():
+        n += 1
+        target = target_folder / f"{path.name}.{n}"
+    os.rename(path, target)
+    with suppress(OSError):
+        os.utime(target, follow_symlinks=False)
+    return path
+
+
+def _purge_quarantine(folder: Path) -> None:
+    """Delete what has sat in the quarantine longer than ``QUARANTINE_DAYS``: the store's size
+    is bounded by what killed runs leave in that time."""
+    real = StoreFiles(folder).resolve(QUARANTINE)
+    if real is None or not real.is_dir():
+        return
+    cutoff = time.time() - QUARANTINE_DAYS * 86400
+    with suppress(OSError), os.scandir(real) as entries:
+        for e in entries:
+            with suppress(OSError):
+                if (
+                    e.is_file(follow_symlinks=False)
+                    and e.stat(follow_symlinks=False).st_mtime < cutoff
+                ):
+                    os.unlink(e.path)

@@ -30,15 +30,16 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from citeledger import __version__
-from citeledger.atomic import atomic_write, fsync_dir, fsync_file
+from citeledger.atomic import fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
+from citeledger.evidence.store_writes import open_in_store, write_in_store
 from citeledger.inputs import NotAFile, read_regular
 from citeledger.model import Extracted, Retrieval, page_starts_of
 
@@ -243,7 +244,7 @@ def write_evidence(
     ``synced`` both are made durable by the store's ``sync_written``, before any receipt.
     """
     first = _first_path(root, body_sha)
-    revisit = first.exists()  # (its folder, when new, is made by atomic_write)
+    revisit = first.exists()  # (its folder, when new, is made by write_in_store)
     if revisit:
         stamp = retrieval.retrieved_at.replace(":", "").replace("-", "")
         target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
@@ -254,7 +255,7 @@ def write_evidence(
     main_id = _write_records(writer, retrieval, extracted, body_sha, revisit, target.name, first)
     shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
     data = buf.getvalue()
-    atomic_write(target, data, durable=synced)
+    write_in_store(root, target.relative_to(root).as_posix(), data, durable=synced)
     return StoredEvidence(
         evidence=target.relative_to(root).as_posix(),
         body_sha256=body_sha,
@@ -483,9 +484,21 @@ class StoreFiles:
         except NotAFile as e:
             raise StoreFileError(rel, f"is {e.kind}, not a file") from None
         except (FileNotFoundError, NotADirectoryError):
-            raise StoreFileError(rel, "is missing from the evidence store", missing=True) from None
+            raise StoreFileError(rel, self._missing(rel), missing=True) from None
         except OSError as e:
             raise StoreFileError(rel, f"is unreadable ({e.strerror or e})") from None
+
+
+    def _missing(self, rel: str) -> str:
+        """Why a file is not there, in words; naming the quarantine when a verify moved a file
+        of that name there as a killed run's leftover (``evidence.leftovers``): one move back."""
+        aside = self.root / QUARANTINE / os.path.basename(rel)
+        if os.path.isfile(aside) and not os.path.islink(aside):
+            return (
+                f"is missing from the evidence store (a verify moved a file of that name to "
+                f"{QUARANTINE}/ as a killed run's leftover: move it back if it is this one)"
+            )
+        return "is missing from the evidence store"
 
 
 def read_store_file(root: str | os.PathLike[str], rel: str) -> bytes:
@@ -494,6 +507,7 @@ def read_store_file(root: str | os.PathLike[str], rel: str) -> bytes:
 
 
 HISTORY = "history.jsonl"
+QUARANTINE = "leftovers"  # where verify moves a killed run's leftovers (evidence.leftovers)
 HISTORY_LOCK = "history.lock"
 
 
@@ -513,12 +527,21 @@ def history_entries(root: str | os.PathLike[str], key: str, receipts: list[Any])
 
 
 def history_batch(
-    root: str | os.PathLike[str], items: Sequence[tuple[str, Sequence[Any]]]
+    root: str | os.PathLike[str],
+    items: Sequence[tuple[str, Sequence[Any]]],
+    *,
+    ledger: str | None = None,
+    occurrences: Sequence[Sequence[int]] | None = None,
 ) -> list[list[str]]:
     """``history_entries`` for a batch of sources in one read, one append and one fsync (a
-    2,000-source run would otherwise re-read a growing log once per source)."""
+    2,000-source run would otherwise re-read a growing log once per source).
+
+    ``ledger`` (its path) and ``occurrences`` (per receipt, how many earlier quotes of its
+    source have the same words) tell whose check each row is: two quotes with the same words,
+    or two ledgers sharing the store, are not one quote's checks (``History.of_quote``)."""
     if not any(receipts for _, receipts in items):
         return [[] for _ in items]
+    tag = {} if ledger is None else {"ledger": ledger_tag(root, ledger)}
     rows = [
         [
             {
@@ -527,13 +550,21 @@ def history_batch(
                 "quote_sha256": r.writer_quote_sha256,
                 "retrieved_at": r.retrieved_at,
                 "outcome": r.outcome,
+                **tag,
+                **({} if occurrences is None else {"quote": occurrences[n][m]}),
                 **_registry_record(r),
             }
-            for r in receipts
+            for m, r in enumerate(receipts)
         ]
-        for key, receipts in items
+        for n, (key, receipts) in enumerate(items)
     ]
     return _append_history(root, rows)
+
+
+def ledger_tag(root: str | os.PathLike[str], ledger: str) -> str:
+    """How the log names a ledger: its real path from the store's, so a copied or moved
+    project keeps the names."""
+    return Path(os.path.relpath(os.path.realpath(ledger), os.path.realpath(root))).as_posix()
 
 
 def history_record(
@@ -596,7 +627,7 @@ def _append_chained(
         digests.append(mine)
     try:
         # non-blocking: a FIFO put there since it was read fails (ENXIO) instead of waiting
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+        fd = open_in_store(root, HISTORY, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         try:
             os.write(fd, (start + "".join(line + "\n" for line in lines)).encode("utf-8"))
             os.fsync(fd)
@@ -630,6 +661,8 @@ class HistoryEntry:
     retrieved_at: str = ""
     registry: tuple[str, str] | None = None  # (retraction or "", title): the registry's answer
     record: tuple[str, str | None] | None = None  # a withdrawal's or dispute's (reason, says)
+    ledger: str | None = None  # whose check (``ledger_tag``); None in a log from before
+    quote: int | None = None  # which of the source's quotes with these words; None: before
 
 
 @dataclass(frozen=True)
@@ -655,9 +688,26 @@ class History:
         at = self.index(digest)
         return self.entries[at] if at is not None else None
 
-    def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
-        """The entries logged for one quote of one source, oldest first."""
-        return self._by_quote.get((key, identifier, quote_sha256), [])
+    def of_quote(
+        self,
+        key: str,
+        identifier: str,
+        quote_sha256: str,
+        *,
+        occurrence: int | None = None,
+        foreign: Callable[[str], bool] | None = None,
+    ) -> list[HistoryEntry]:
+        """The entries logged for one quote of one source, oldest first: without those of
+        another ``occurrence`` of the same words in the source, and those whose ledger tag is
+        ``foreign`` (another ledger sharing the store). A row from before the tags were logged
+        is every quote's."""
+        group = self._by_quote.get((key, identifier, quote_sha256), [])
+        return [
+            e
+            for e in group
+            if not (occurrence is not None and e.quote is not None and e.quote != occurrence)
+            and not (foreign is not None and e.ledger is not None and foreign(e.ledger))
+        ]
 
     def registry_of(self, identifier: str) -> tuple[str | None, str | None]:
         """What the log holds of the registry's answers about this work: a retraction any of
@@ -706,6 +756,10 @@ class History:
         return groups
 
 
+def _logged(value: Any, kind: type[Any]) -> Any:
+    return value if type(value) is kind else None
+
+
 def _logged_answer(value: Any) -> tuple[str, str] | None:
     if not isinstance(value, dict):
         return None
@@ -728,6 +782,24 @@ class EvidenceReader:
         self._digests: dict[str, str | None] = {}
         self._chain: History | None = None
         self.files = StoreFiles(root)
+        self._foreign: dict[str, bool] = {}
+
+    def foreign_ledger(self, ledger: str) -> Callable[[str], bool]:
+        """Whether a log row's ledger tag names another ledger than ``ledger``: a file that
+        stands there now (two ledgers sharing the store), whose checks are not this one's. A
+        tag naming no file is this ledger under an old name (renamed, moved): its checks count,
+        so renaming the ledger does not hide a later check."""
+        mine = ledger_tag(self.root, ledger)
+
+        def foreign(tag: str) -> bool:
+            if tag == mine:
+                return False
+            known = self._foreign.get(tag)
+            if known is None:
+                known = self._foreign[tag] = os.path.isfile(os.path.join(self.root, tag))
+            return known
+
+        return foreign
 
     def digest(self, rel: str) -> str | None:
         """The sha256 of an evidence file's bytes (None: missing, unreadable, not a regular
@@ -769,6 +841,8 @@ class EvidenceReader:
                         str(data.get("retrieved_at") or ""),
                         _logged_answer(data.get("registry")),
                         _logged_record(data.get("record")),
+                        _logged(data.get("ledger"), str),
+                        _logged(data.get("quote"), int),
                     )
                 except (ValueError, KeyError, TypeError):
                     continue

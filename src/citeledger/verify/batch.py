@@ -91,7 +91,10 @@ class ReceiptBatch:
         written: list[Finished] = []
         entries: list[tuple[str, int, Receipt]] = []
         chains = history_batch(
-            self.evidence_dir, [(i.source.key, [r for _, r in i.receipts]) for i in items]
+            self.evidence_dir,
+            [(i.source.key, [r for _, r in i.receipts]) for i in items],
+            ledger=self.ledger_path,
+            occurrences=[[_occurrence(i.source, n) for n, _ in i.receipts] for i in items],
         )
         for item, chained in zip(items, chains, strict=True):
             receipts = [
@@ -111,3 +114,9 @@ class ReceiptBatch:
         self._last = self.clock()
         self._cost = self._last - start
         return written
+
+
+def _occurrence(source: Source, n: int) -> int:
+    """How many quotes before the ``n``-th of ``source`` have its words (its twin's number)."""
+    text = source.quotes[n].text
+    return sum(1 for q in source.quotes[:n] if q.text == text)

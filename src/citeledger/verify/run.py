@@ -338,7 +338,12 @@ def run_lock(led: Ledger, verb: str, out: TextIO) -> Iterator[None]:
     try:
         # Holding the run lock, no other verify writes here: a temp file is a killed run's.
         remove_stale_temps(folder, older_than=0)
-        leftovers.clean_leftovers(folder)
+        moved = leftovers.clean_leftovers(folder, led)
+        if moved:
+            out.write(
+                f"citeledger: moved {len(moved)} evidence file(s) no receipt names (a killed "
+                f"run's) to {folder / leftovers.QUARANTINE}\n"
+            )
         yield
     finally:
         lock.release()
