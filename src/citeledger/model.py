@@ -229,6 +229,8 @@ class CitationRef:
     # what the document itself shows cannot be checked (a raw TeX citation command, a pinpoint
     # the build cannot read): a breakdown whatever the ledger holds, for this reason
     problem: str | None = None
+    # the document's language (its ``lang``): its locator terms are read too (``S. 14``)
+    lang: str | None = None
 
 
 @dataclass(frozen=True)

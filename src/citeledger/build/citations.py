@@ -335,6 +335,8 @@ def scan_document(
     meta = doc_json.get("meta")
     walker = _Walker(crossref_prefixes(meta), on_prose, previous_only=previous_only)
     walker.defer_claims = defer_claims
+    if isinstance(meta, dict):
+        walker.lang = _meta_string(meta.get("lang")) or None
     try:
         if isinstance(meta, dict):
             for name in metadata_fields(meta):
@@ -534,6 +536,7 @@ class _Walker:
         self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
         self.previous_only = previous_only
         self.defer_claims = False
+        self.lang: str | None = None  # the document's ``lang``: its locator terms are read too
         self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
         self._previous = False  # output of an earlier run seen
         self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
@@ -857,7 +860,7 @@ class _Walker:
             unread: str | None = None
             if suffix:
                 selector, suffix_text = parse_selector(plain_text(_own_words(suffix)))
-                pinpoint, rest = parse_locator(suffix_text)
+                pinpoint, rest = parse_locator(suffix_text, self.lang)
                 locator = pinpoint.raw if pinpoint else None
                 unread = unread_pinpoint(rest)
             prefix = item.get("citationPrefix")
@@ -872,6 +875,7 @@ class _Walker:
                 claim=claim,
                 occurrence=self.occurrence,
                 problem=None if unread is None else _unread_problem(unread, item, locator),
+                lang=self.lang,
             )
             self.found.append(
                 FoundCitation(
