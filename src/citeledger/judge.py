@@ -806,24 +806,67 @@ def _printed_page_problem(
     end: int,
     lang: str | None = None,
 ) -> tuple[State, str] | None:
-    """A reader goes to the page the ledger names: in a PDF, the quote must stand on that page
+    """A reader goes to the page the locator names: in a PDF, the quote must stand on that page
     — the physical page of that number, or one that prints the number (a journal's p. 170 on
-    the file's sixth page). Lenient by design: any standalone number on the page will do."""
+    the file's sixth page). Lenient by design: any standalone number on the page will do.
+
+    Failing, it stays a breakdown (quote-not-found, ``Judgement.misplaced``) whose words say
+    what is true — verify found the quote, on another page — never that the words are missing.
+    """
     wanted = pages_named(locator, lang) if page_starts else None
-    if wanted is None:
+    if wanted is None or locator is None:
         return None
     first, last = _page_of(page_starts, start) or 1, _page_of(page_starts, max(start, end - 1)) or 1
     if any(p in wanted for p in range(first, last + 1)):
         return None
     for p in range(first, last + 1):
-        page = text[page_starts[p - 1] : page_starts[p] if p < len(page_starts) else len(text)]
-        if any(int(n) in wanted for n in _STANDALONE_NUMBER.findall(page)):
+        if any(
+            int(n) in wanted for n in _STANDALONE_NUMBER.findall(_page_text(text, page_starts, p))
+        ):
             return None
-    return State.QUOTE_NOT_FOUND, (
-        f"The ledger puts this quote at {locator}, but it stands on page {first} of the PDF, "
-        "which is not that page and does not print that page number: a reader who goes there "
-        "will not find it. Correct the quote's locator."
+    return State.QUOTE_NOT_FOUND, misplaced_reason(
+        locator, first, last, _printed_number(text, page_starts, first)
     )
+
+
+def misplaced_reason(locator: str, first: int, last: int, printed: int | None) -> str:
+    """The page rule's words: where verify found the quote, what the locator says, the fix."""
+    pages = f"page {first}" if first == last else f"pages {first}–{last}"
+    shown = f" (printed page {printed})" if printed is not None else ""
+    return (
+        f"`citeledger verify` found the quote on {pages} of the PDF{shown}, but its locator "
+        f"says {locator}, which is not that page and is not printed on it: a reader who goes "
+        f"to {locator} will not find it. Fix the locator (the citation's and the quote's "
+        "`locator:` in the ledger) or the quote."
+    )
+
+
+def _page_text(text: str, page_starts: tuple[int, ...], p: int) -> str:
+    return text[page_starts[p - 1] : page_starts[p] if p < len(page_starts) else len(text)]
+
+
+_EDGE_NUMBER = re.compile(r"^(\d{1,5})(?:\s|$)|(?:^|\s)(\d{1,5})$")
+
+
+def _edge_numbers(page: str) -> set[int]:
+    """Numbers standing at the start or end of a page's first or last line: where a page
+    number is printed (a running head, a footer)."""
+    lines = [line.strip() for line in page.splitlines() if line.strip()]
+    out: set[int] = set()
+    for line in {*lines[:1], *lines[-1:]}:
+        for m in _EDGE_NUMBER.finditer(line):
+            out.add(int(m.group(1) or m.group(2)))
+    return out
+
+
+def _printed_number(text: str, page_starts: tuple[int, ...], p: int) -> int | None:
+    """The page number page ``p`` prints, when its neighbours confirm it (the page before
+    prints one less, or the page after one more); None when unsure — then none is named."""
+    here = _edge_numbers(_page_text(text, page_starts, p))
+    before = _edge_numbers(_page_text(text, page_starts, p - 1)) if p > 1 else set()
+    after = _edge_numbers(_page_text(text, page_starts, p + 1)) if p < len(page_starts) else set()
+    confirmed = sorted(n for n in here if n - 1 in before or n + 1 in after)
+    return confirmed[0] if len(confirmed) == 1 else None
 
 
 _EDGE_REACH = 256  # characters a window's edge moves outward to a word's edge, at most

@@ -549,7 +549,7 @@ def _breakdown_warning(item: Item) -> str:
     where = f"@{ref.key}" + (f", {ref.locator}" if ref.locator else "")
     claim = ref.claim if len(ref.claim) <= 60 else ref.claim[:57].rstrip() + "…"
     reason = item.judgement.reasons[0] if item.judgement.reasons else ""
-    text = f"citation {ref.occurrence} ({where}) {item.state.value}: {item.state.title}"
+    text = f"citation {ref.occurrence} ({where}) {item.state.value}: {item.judgement.title}"
     if claim:
         text += f" — in “{claim}”"
     if reason:
