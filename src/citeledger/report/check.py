@@ -151,11 +151,13 @@ class DocumentJudges:
         self.require_signature = require_signature
         self.validate_all = validate_all
         self._judges: dict[tuple[str, str | None], Judge] = {}
+        self._warnings: list[str] = []  # the documents' own: ledger keys that are labels too
 
     def judge(self, doc: str, *, ledger_optional: bool = False) -> JudgedDocument | None:
         """``doc`` judged; None when ``ledger_optional`` and it names no ledger and the default
         one is missing (the filter then only warns)."""
-        from citeledger.build.citations import find_citations
+        from citeledger.build.citations import scan_document, sourced_crossrefs
+        from citeledger.build.crossref import label_warning
 
         ast = pandoc_json(doc, self.from_format)
         opts = read_options(ast.get("meta", {}))  # the filter's options, the same way
@@ -172,12 +174,18 @@ class DocumentJudges:
                 trusted_keys=(*opts.trusted_keys, *self.trusted_keys),
                 require_signature=self.require_signature or opts.require_signature,
             )
-        found = find_citations(ast)
+        # a key like @sec-2020 that is a ledger source is a citation, as the filter reads it
+        sources = judge.ledger.sources
+        scan, labels = sourced_crossrefs(
+            ast, scan_document(ast), lambda keys: [k for k in keys if k in sources]
+        )
+        self._warnings += [f"{doc}: {label_warning(key, lpath)}" for key in labels]
+        found = scan.citations
         return JudgedDocument(doc, ast, lpath, judge, found, [judge.judge(f.ref) for f in found])
 
     def finish(self) -> list[str]:
         """The end of the run: every judge's new verdicts kept; their warnings, in order."""
-        warnings: list[str] = []
+        warnings = list(self._warnings)
         for judge in self._judges.values():
             judge.finish()
             warnings.extend(judge.warnings)
