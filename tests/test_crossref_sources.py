@@ -105,7 +105,7 @@ def test_a_ledger_key_the_document_defines_as_a_label_is_a_crossref_with_a_warni
     assert build.returncode == 0, build.stderr
     assert "[citation" not in build.stdout
     [warning] = [line for line in build.stderr.splitlines() if "label" in line]
-    assert warning.startswith("[WARNING] citeledger: @sec-2020 is a source of the ledger")
+    assert warning.startswith("[WARNING] citeledger: @sec-2020 is a source (a key of the ledger")
     assert "citeledger.yaml" in warning and "{#sec-2020}" in warning
     assert "Rename the label" in warning
     strict = _build(project, "-M", "citeledger.strict=true")
@@ -125,8 +125,8 @@ def test_check_reads_them_as_the_build_does(
     data = json.loads(report.read_text(encoding="utf-8"))
     assert [c["key"] for c in data["citations"]] == ["sec-2020"]
     [warning] = data["warnings"]
-    assert "@eq-smith is a source of the ledger" in warning and "doc.md" in warning
-    assert "@eq-smith is a source of the ledger" in capsys.readouterr().err
+    assert "@eq-smith is a source (a key of the ledger" in warning and "doc.md" in warning
+    assert "@eq-smith is a source (a key of the ledger" in capsys.readouterr().err
 
 
 def test_is_crossref_with_cited_keys() -> None:
@@ -151,3 +151,43 @@ def test_labels_are_looked_for_only_when_a_prefixed_key_is_a_source() -> None:
     assert both == ["sec-a"]
     assert [f.ref.key for f in again.citations] == ["sec-b", "smith"]
     assert defined_labels(doc, {"sec-a", "sec-b"}) == {"sec-a"}
+
+
+BIB = """\
+@book{fig-2019,
+  title = {Figures of Speech},
+  author = {Doe, Jane},
+  year = {2019},
+}
+"""
+
+
+@pytest.mark.parametrize("where", ["bib", "references"])
+def test_a_bibliography_key_that_looks_like_a_crossref_is_judged(
+    tmp_path: Path, where: str
+) -> None:
+    """citeproc renders ``[@fig-2019]`` from the .bib (or ``references``): a citation no
+    ledger source backs, so ``not-in-ledger``, never passed over."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    head = (
+        "bibliography: refs.bib"
+        if where == "bib"
+        else "references:\n- id: fig-2019\n  type: book\n  title: Figures of Speech"
+    )
+    doc = f"---\n{head}\n---\n\nSpeech has figures [@fig-2019]. See @fig-2020.\n"
+    build = _build(_project(tmp_path, doc))
+    assert "Speech has figures [@fig-2019] [citation 1: not in ledger]." in build.stdout
+    assert "See @fig-2020." in build.stdout and "citation 2" not in build.stdout
+
+
+def test_bibliography_sources_reads_each_format(tmp_path: Path) -> None:
+    from citeledger.build.crossref_sources import bibliography_sources
+
+    (tmp_path / "a.bib").write_text("@article{ sec-1 ,\n title={A}}\n@book{sec-10x, title={B}}\n")
+    (tmp_path / "b.json").write_text('[{"id": "eq-2", "type": "book"}]')
+    (tmp_path / "c.yaml").write_text("references:\n- id: 'tbl-3'\n  type: book\n")
+    files = [{"t": "MetaString", "c": name} for name in ("a.bib", "b.json", "c.yaml", "gone.bib")]
+    meta = {"bibliography": {"t": "MetaList", "c": files}}
+    lookup = bibliography_sources(meta, [tmp_path])
+    asked = {"sec-1", "sec-10", "eq-2", "tbl-3", "tbl-33"}
+    assert set(lookup(asked)) == {"sec-1", "eq-2", "tbl-3"}

@@ -78,8 +78,9 @@ def defined_labels(doc_json: Any, keys: Collection[str]) -> set[str]:
 def label_warning(key: str, ledger: str) -> str:
     """A key that is both a source and a label: which it is read as, and what to rename."""
     return (
-        f"@{key} is a source of the ledger {ledger} and also a label this document defines "
-        f"({{#{key}}}): it is read as a cross-reference, so the source is not cited there. "
+        f"@{key} is a source (a key of the ledger {ledger} or of the document's bibliography) "
+        f"and also a label this document defines ({{#{key}}}): it is read as a "
+        "cross-reference, so the source is not cited there. "
         f"Rename the label (e.g. {{#{key}-x}}, and its references) or the ledger key (and "
         "its citations)."
     )

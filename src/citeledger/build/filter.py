@@ -88,7 +88,12 @@ from citeledger.build.citations import (
     strip_selector,
 )
 from citeledger.build.citeproc_order import citeproc_warnings
-from citeledger.build.crossref_sources import label_notes, ledger_sources
+from citeledger.build.crossref_sources import (
+    any_source,
+    bibliography_sources,
+    label_notes,
+    ledger_sources,
+)
 from citeledger.build.deep import dumps as deep_dumps
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
@@ -300,7 +305,11 @@ def _prepare(
     labels: list[str] = []
     if scan.crossrefs and factory is not None:
         options = read_options(doc_json.get("meta") or {}, environ)
-        sources = ledger_sources(options, factory)
+        folder = getattr(factory, "cwd", None) or Path.cwd()
+        sources = any_source(
+            ledger_sources(options, factory),
+            bibliography_sources(doc_json.get("meta") or {}, [folder]),
+        )
         scan, labels = sourced_crossrefs(doc_json, scan, sources, defer_claims=True)
     if not scan.citations and not scan.unverified:
         result = FilterResult(doc_json, changed=changed)

@@ -158,6 +158,7 @@ class DocumentJudges:
         one is missing (the filter then only warns)."""
         from citeledger.build.citations import scan_document, sourced_crossrefs
         from citeledger.build.crossref import label_warning
+        from citeledger.build.crossref_sources import any_source, bibliography_sources
 
         ast = pandoc_json(doc, self.from_format)
         opts = read_options(ast.get("meta", {}))  # the filter's options, the same way
@@ -175,10 +176,12 @@ class DocumentJudges:
                 require_signature=self.require_signature or opts.require_signature,
             )
         # a key like @sec-2020 that is a ledger source is a citation, as the filter reads it
-        sources = judge.ledger.sources
-        scan, labels = sourced_crossrefs(
-            ast, scan_document(ast), lambda keys: [k for k in keys if k in sources]
+        ledger = judge.ledger.sources
+        sources = any_source(
+            lambda keys: [k for k in keys if k in ledger],
+            bibliography_sources(ast.get("meta") or {}, [Path.cwd(), Path(doc).parent]),
         )
+        scan, labels = sourced_crossrefs(ast, scan_document(ast), sources)
         self._warnings += [f"{doc}: {label_warning(key, lpath)}" for key in labels]
         found = scan.citations
         return JudgedDocument(doc, ast, lpath, judge, found, [judge.judge(f.ref) for f in found])
