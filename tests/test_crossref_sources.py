@@ -191,3 +191,27 @@ def test_bibliography_sources_reads_each_format(tmp_path: Path) -> None:
     lookup = bibliography_sources(meta, [tmp_path])
     asked = {"sec-1", "sec-10", "eq-2", "tbl-3", "tbl-33"}
     assert set(lookup(asked)) == {"sec-1", "eq-2", "tbl-3"}
+
+
+def test_a_rerun_and_a_markdown_build_keep_them_citations(tmp_path: Path) -> None:
+    """The filter's own output filtered again changes nothing; a GitHub Markdown build writes
+    the citation back with its quote selector (matched to its item, not to the list of items
+    a cross-reference test left)."""
+    ledger = LEDGER + "  smith:\n    url: https://example.org/smith\n    title: Smith\n"
+    ledger += "    quotes:\n      - text: One.\n        id: one\n"
+    ledger += "      - text: Two.\n        id: two\n"
+    project = _project(tmp_path, "Claim [@sec-2020; @smith quote:two]. See @sec-intro.\n")
+    (project / "citeledger.yaml").write_text(ledger, encoding="utf-8")
+    env = venv_env(CITELEDGER_CACHE_DIR=str(project / "cache"))
+
+    def run(*args: str, data: bytes | None = None) -> bytes:
+        done = subprocess.run(args, cwd=project, input=data, capture_output=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    raw = run(PANDOC, "doc.md", "-t", "json")
+    once = run(sys.executable, "-m", "citeledger.build.filter", "html", data=raw)
+    twice = run(sys.executable, "-m", "citeledger.build.filter", "html", data=once)
+    assert once == twice and b"citeledger-cite" in once
+    gfm = run(PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "gfm").decode()
+    assert "Claim [@sec-2020; @smith quote:two] **\\[citation 1: unchecked\\]**" in gfm
