@@ -117,7 +117,8 @@ def test_check_reads_them_as_the_build_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
-    doc = "Markets fell [@sec-2020].\n\n$$ x $$ {#eq-smith}\n\nAs @eq-smith and @fig-1 show.\n"
+    doc = "Markets fell sharply that whole year [@sec-2020].\n\n$$ x $$ {#eq-smith}\n\n"
+    doc += "The rule holds as @eq-smith and @fig-1 show.\n"
     project = _project(tmp_path, doc)
     report = project / "report.json"
     code = main(["check", str(project / "doc.md"), "--json", str(report)])
@@ -126,6 +127,9 @@ def test_check_reads_them_as_the_build_does(
     assert [c["key"] for c in data["citations"]] == ["sec-2020"]
     [warning] = data["warnings"]
     assert "@eq-smith is a source (a key of the ledger" in warning and "doc.md" in warning
+    # the sentence citing @sec-2020 declares provenance; the one with cross-references only not
+    without = data["coverage"]["without_provenance"]
+    assert without == ["The rule holds as @eq-smith and @fig-1 show."]
     assert "@eq-smith is a source (a key of the ledger" in capsys.readouterr().err
 
 

@@ -123,6 +123,14 @@ class JudgedDocument:
     citations: list[FoundCitation]
     judgements: list[Judgement]
 
+    @property
+    def cited_crossrefs(self) -> set[str]:
+        """The keys with a cross-reference prefix that are citations here (a source's)."""
+        from citeledger.build.citations import crossref_prefixes, is_crossref
+
+        prefixes = crossref_prefixes(self.ast.get("meta"))
+        return {f.ref.key for f in self.citations if is_crossref(f.ref.key, prefixes)}
+
 
 class DocumentJudges:
     """The one judging loop of ``check``, ``review`` and ``deps``, so none can disagree with
@@ -253,7 +261,7 @@ def _run_check(
             )
         for found, judgement in zip(judged.citations, judged.judgements, strict=True):
             entries.append(Entry(doc, found.ref, judgement, judged.judge.reader))
-        cov = compute_coverage(judged.ast)
+        cov = compute_coverage(judged.ast, judged.cited_crossrefs)
         cov_total["prose_sentences"] += cov.prose_sentences
         cov_total["with_provenance"] += cov.with_provenance
         cov_total["unverified"] += cov.unverified
