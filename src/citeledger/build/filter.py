@@ -304,7 +304,7 @@ def _prepare(
     options: Options | None = None
     labels: list[str] = []
     if scan.crossrefs and factory is not None:
-        options = read_options(doc_json.get("meta") or {}, environ)
+        options = read_options(doc_json.setdefault("meta", {}), environ)
         folder = getattr(factory, "cwd", None) or Path.cwd()
         sources = any_source(
             ledger_sources(options, factory),
