@@ -37,9 +37,9 @@ def _judged_afresh(monkeypatch: pytest.MonkeyPatch, folder: Path) -> tuple[list[
     keys: list[str] = []
     real = Judge._judge_evidence
 
-    def spy(self: Judge, source, quote, receipt, trusted):  # type: ignore[no-untyped-def]
+    def spy(self: Judge, source, quote, receipt, trusted, *rest):  # type: ignore[no-untyped-def]
         keys.append(source.key)
-        return real(self, source, quote, receipt, trusted)
+        return real(self, source, quote, receipt, trusted, *rest)
 
     with monkeypatch.context() as m:
         m.setattr(Judge, "_judge_evidence", spy)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from citeledger.build.pinpoints import normalize_locator, pages_named
+from citeledger.build.pinpoints import locale_of, normalize_locator, pages_named
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
@@ -126,9 +126,10 @@ class Judge:
         self._prepared: dict[str, Any] = {}  # evidence path -> locate.Prepared, when needed
         # the accelerator: remembered verdicts, each re-validated by its files' digests
         self.index = index if index is not None else JudgementIndex.open(ledger.evidence_dir)
-        self._index_keys: dict[tuple[str, int, bool], tuple[Quote, str]] = {}
+        self._index_keys: dict[tuple[str, int, bool, str], tuple[Quote, str]] = {}
         self._verdicts: dict[str, tuple[State, tuple[str, ...]]] = {}
-        self._judged: dict[tuple[str, str | None, str | None, str | None], Judgement] = {}
+        # (key, locator, selector, problem, lang) → its judgement in this build
+        self._judged: dict[tuple[str | None, ...], Judgement] = {}
         # evidence whose verdict rests on this machine's extractors, not on its bytes alone
         self._unrepeatable: set[str] = set()
 
@@ -153,7 +154,7 @@ class Judge:
         the same key, locator and selector are judged once."""
         if quote is not None:
             return self._judge(ref, quote)
-        asked = (ref.key, ref.locator, ref.selector, ref.problem)
+        asked = (ref.key, ref.locator, ref.selector, ref.problem, ref.lang)
         made = self._judged.get(asked)
         if made is None:
             made = self._judged[asked] = self._judge(ref, None)
@@ -234,11 +235,11 @@ class Judge:
 
     def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
         quotes = source.quotes
-        wanted = normalize_locator(ref.locator)
+        wanted = normalize_locator(ref.locator, ref.lang)
         if ref.selector:
             for q in quotes:
                 if q.id == ref.selector:
-                    if wanted is not None and normalize_locator(q.locator) != wanted:
+                    if wanted is not None and normalize_locator(q.locator, ref.lang) != wanted:
                         return None, _pinpoint_mismatch(ref, q)
                     return q, ""
             ids = ", ".join(q.id for q in quotes if q.id) or "none"
@@ -252,7 +253,7 @@ class Judge:
                 "then run `citeledger verify`."
             )
         if wanted is not None:
-            hits = [q for q in quotes if normalize_locator(q.locator) == wanted]
+            hits = [q for q in quotes if normalize_locator(q.locator, ref.lang) == wanted]
             if len(hits) == 1:
                 return hits[0], ""
             if len(hits) > 1:
@@ -322,29 +323,33 @@ class Judge:
             return verdict(State.TAMPERED, bad_signature, receipt=receipt)
         signer = signed
         if not receipt.evidence or self.index is None:
-            state, found = self._judge_evidence(source, quote, receipt, trusted)
+            state, found = self._judge_evidence(source, quote, receipt, trusted, ref.lang)
             return verdict(state, *found, receipt=receipt)
-        key = self._index_key(ref.key, source, quote, trusted)
+        key = self._index_key(ref.key, source, quote, trusted, ref.lang)
         known = self._verdicts.get(key)  # the same quote cited again in this build
         if known is None:
             known = self._remembered(key)
         if known is None:
-            known = self._judge_evidence(source, quote, receipt, trusted)
+            known = self._judge_evidence(source, quote, receipt, trusted, ref.lang)
             ev = self.reader.load(receipt.evidence)
             if ev.ok and receipt.evidence not in self._unrepeatable:
                 self.index.put(key, known[0].value, known[1], ev.files)
         self._verdicts[key] = known
         return verdict(known[0], *known[1], receipt=receipt)
 
-    def _index_key(self, key: str, source: Source, quote: Quote, trusted: bool) -> str:
+    def _index_key(
+        self, key: str, source: Source, quote: Quote, trusted: bool, lang: str | None = None
+    ) -> str:
         """Everything but the evidence a verdict is judged from (``evidence.judgements``).
 
         The source is its exact text in the ledger (its receipts and quotes are inside it) and
         the quote its place among the source's quotes, so an edit elsewhere in the ledger — a
         line inserted above, another source — keeps the entry, while any byte of the source's
         own changes it. A source without its own text (an eager load, an alias) is keyed by
-        its value, line numbers and all."""
-        memo = self._index_keys.get((key, id(quote), trusted))
+        its value, line numbers and all. The document's locale is part of it: it decides how
+        the quote's page locator reads (``S. 14`` is a page in German)."""
+        locale = locale_of(lang) or ""
+        memo = self._index_keys.get((key, id(quote), trusted, locale))
         if memo is not None and memo[0] is quote:
             return memo[1]
         from citeledger.ledger.load import source_text
@@ -365,8 +370,9 @@ class Judge:
             trusted,
             self.require_signature,
             str(self.reader.root),
+            *((locale,) if locale else ()),
         )
-        self._index_keys[(key, id(quote), trusted)] = (quote, made)  # holds quote: ids stay
+        self._index_keys[(key, id(quote), trusted, locale)] = (quote, made)  # holds quote: ids stay
         return made
 
     def _remembered(self, key: str) -> tuple[State, tuple[str, ...]] | None:
@@ -381,7 +387,12 @@ class Judge:
             return None
 
     def _judge_evidence(
-        self, source: Source, quote: Quote, receipt: Receipt, trusted: bool
+        self,
+        source: Source,
+        quote: Quote,
+        receipt: Receipt,
+        trusted: bool,
+        lang: str | None = None,
     ) -> tuple[State, tuple[str, ...]]:
         """What the receipt's evidence says of it: the expensive part of a judgement."""
 
@@ -441,7 +452,7 @@ class Judge:
             return verdict(State.SOURCE_CHANGED, *reasons)
         if outcome != "found":
             return verdict(State.STALE, f"The receipt has an unknown outcome {outcome!r}.")
-        problem = self._validate_found(receipt, quote)
+        problem = self._validate_found(receipt, quote, lang)
         if problem is not None:
             state, reason = problem
             return verdict(state, reason)
@@ -672,7 +683,9 @@ class Judge:
             f"was found{where} ({receipt.match} match{edited})."
         )
 
-    def _validate_found(self, receipt: Receipt, quote: Quote) -> tuple[State, str] | None:
+    def _validate_found(
+        self, receipt: Receipt, quote: Quote, lang: str | None = None
+    ) -> tuple[State, str] | None:
         """Re-derive the receipt's claim from the evidence; ``None`` when it holds."""
         missing = [
             name
@@ -731,7 +744,7 @@ class Judge:
                 f"receipt records {count_phrase(receipt.edits) or 'none'} "
                 f"({describe_all(receipt.edits)}). Run `citeledger verify` again."
             )
-        return _printed_page_problem(quote.locator, ev.text, ev.page_starts, start, end)
+        return _printed_page_problem(quote.locator, ev.text, ev.page_starts, start, end, lang)
 
     def _text_bound(self, receipt: Receipt, ev: LoadedEvidence) -> tuple[State, str] | None:
         """Is the stored text what its extractor makes of the stored body? A signature by a
@@ -792,26 +805,74 @@ _STANDALONE_NUMBER = re.compile(r"(?<![\w.,/:-])\d{1,5}(?![\w/:]|[.,]\d)")
 
 
 def _printed_page_problem(
-    locator: str | None, text: str, page_starts: tuple[int, ...], start: int, end: int
+    locator: str | None,
+    text: str,
+    page_starts: tuple[int, ...],
+    start: int,
+    end: int,
+    lang: str | None = None,
 ) -> tuple[State, str] | None:
-    """A reader goes to the page the ledger names: in a PDF, the quote must stand on that page
+    """A reader goes to the page the locator names: in a PDF, the quote must stand on that page
     — the physical page of that number, or one that prints the number (a journal's p. 170 on
-    the file's sixth page). Lenient by design: any standalone number on the page will do."""
-    wanted = pages_named(locator) if page_starts else None
-    if wanted is None:
+    the file's sixth page). Lenient by design: any standalone number on the page will do.
+
+    Failing, it stays a breakdown (quote-not-found, ``Judgement.misplaced``) whose words say
+    what is true — verify found the quote, on another page — never that the words are missing.
+    """
+    wanted = pages_named(locator, lang) if page_starts else None
+    if wanted is None or locator is None:
         return None
     first, last = _page_of(page_starts, start) or 1, _page_of(page_starts, max(start, end - 1)) or 1
     if any(p in wanted for p in range(first, last + 1)):
         return None
     for p in range(first, last + 1):
-        page = text[page_starts[p - 1] : page_starts[p] if p < len(page_starts) else len(text)]
-        if any(int(n) in wanted for n in _STANDALONE_NUMBER.findall(page)):
+        if any(
+            int(n) in wanted for n in _STANDALONE_NUMBER.findall(_page_text(text, page_starts, p))
+        ):
             return None
-    return State.QUOTE_NOT_FOUND, (
-        f"The ledger puts this quote at {locator}, but it stands on page {first} of the PDF, "
-        "which is not that page and does not print that page number: a reader who goes there "
-        "will not find it. Correct the quote's locator."
+    return State.QUOTE_NOT_FOUND, misplaced_reason(
+        locator, first, last, _printed_number(text, page_starts, first)
     )
+
+
+def misplaced_reason(locator: str, first: int, last: int, printed: int | None) -> str:
+    """The page rule's words: where verify found the quote, what the locator says, the fix."""
+    pages = f"page {first}" if first == last else f"pages {first}–{last}"
+    shown = f" (printed page {printed})" if printed is not None else ""
+    return (
+        f"`citeledger verify` found the quote on {pages} of the PDF{shown}, but its locator "
+        f"says {locator}, which is not that page and is not printed on it: a reader who goes "
+        f"to {locator} will not find it. Fix the locator (the citation's and the quote's "
+        "`locator:` in the ledger) or the quote."
+    )
+
+
+def _page_text(text: str, page_starts: tuple[int, ...], p: int) -> str:
+    return text[page_starts[p - 1] : page_starts[p] if p < len(page_starts) else len(text)]
+
+
+_EDGE_NUMBER = re.compile(r"^(\d{1,5})(?:\s|$)|(?:^|\s)(\d{1,5})$")
+
+
+def _edge_numbers(page: str) -> set[int]:
+    """Numbers standing at the start or end of a page's first or last line: where a page
+    number is printed (a running head, a footer)."""
+    lines = [line.strip() for line in page.splitlines() if line.strip()]
+    out: set[int] = set()
+    for line in {*lines[:1], *lines[-1:]}:
+        for m in _EDGE_NUMBER.finditer(line):
+            out.add(int(m.group(1) or m.group(2)))
+    return out
+
+
+def _printed_number(text: str, page_starts: tuple[int, ...], p: int) -> int | None:
+    """The page number page ``p`` prints, when its neighbours confirm it (the page before
+    prints one less, or the page after one more); None when unsure — then none is named."""
+    here = _edge_numbers(_page_text(text, page_starts, p))
+    before = _edge_numbers(_page_text(text, page_starts, p - 1)) if p > 1 else set()
+    after = _edge_numbers(_page_text(text, page_starts, p + 1)) if p < len(page_starts) else set()
+    confirmed = sorted(n for n in here if n - 1 in before or n + 1 in after)
+    return confirmed[0] if len(confirmed) == 1 else None
 
 
 _EDGE_REACH = 256  # characters a window's edge moves outward to a word's edge, at most

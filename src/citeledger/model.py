@@ -57,6 +57,18 @@ STATE_TITLES: Mapping[State, str] = {
     State.RESTRICTED: "Restricted citation: not shown to this audience",
 }
 
+# a quote verify found, held by the judge's page rule to a page it does not stand on: the state
+# stays quote-not-found (a breakdown), but "the quoted words are not in the source" would
+# contradict what verify printed, so its own words say what is true (``title_of``)
+MISPLACED_TITLE = "Citation failed: the quote was found, but not on the page its locator names"
+MISPLACED_LABEL = "quote on another page"
+
+
+def title_of(state: State, misplaced: bool = False) -> str:
+    """The title of a breakdown, the same in callouts, warnings, the audit and ``check``."""
+    return MISPLACED_TITLE if misplaced and state is State.QUOTE_NOT_FOUND else state.title
+
+
 IDENTIFIER_KINDS = ("url", "doi", "arxiv", "isbn", "file")
 
 
@@ -229,6 +241,8 @@ class CitationRef:
     # what the document itself shows cannot be checked (a raw TeX citation command, a pinpoint
     # the build cannot read): a breakdown whatever the ledger holds, for this reason
     problem: str | None = None
+    # the document's language (its ``lang``): its locator terms are read too (``S. 14``)
+    lang: str | None = None
 
 
 @dataclass(frozen=True)
@@ -244,6 +258,17 @@ class Judgement:
     @property
     def is_breakdown(self) -> bool:
         return self.state.is_breakdown
+
+    @property
+    def misplaced(self) -> bool:
+        """Verify found the quote, and the page rule failed it where it stands: the only way a
+        receipt that says ``found`` becomes quote-not-found (``judge``)."""
+        r = self.receipt
+        return self.state is State.QUOTE_NOT_FOUND and r is not None and r.outcome == "found"
+
+    @property
+    def title(self) -> str:
+        return title_of(self.state, self.misplaced)
 
 
 def page_starts_of(kind: str | None, text: str) -> tuple[int, ...]:

@@ -20,8 +20,9 @@ text counts (an HTML page prints it where the image is not shown; its claim is t
 except the image of a figure's body: pandoc 3 copies the caption into it, which would judge the
 same words twice (pandoc 2.x has no Figure block: there the alt text of an implicit figure's image,
 title ``fig:``, is the caption, and is read as such). Cross-references do not count
-(``is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``… and the keys
-of the document's ``crossref: custom:`` types).
+(``crossref.is_crossref``: pandoc-crossref's ``fig:``, Quarto's ``fig-``, ``thm-``, ``nte-``…
+and the keys of the document's ``crossref: custom:`` types) — unless such a key is a source the
+document defines no label for (``sourced_crossrefs``, ``scan_document(cited=…)``).
 
 A citation written as a raw TeX or typst command (``\\citep[p.~4]{key}``, ``#cite(<key>)``, in
 a RawInline or a RawBlock: ``raw_citations``) is printed to the reader, yet is no ``Cite``: it
@@ -53,10 +54,13 @@ This module must never do I/O, judge a citation, or change the document it is gi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from citeledger.build.crossref import CROSSREF_PREFIXES as CROSSREF_PREFIXES
+from citeledger.build.crossref import Crossrefs, defined_labels
+from citeledger.build.crossref import is_crossref as is_crossref
 from citeledger.build.hidden import hidden_attributes
 from citeledger.build.names import ALERT_MARK as ALERT_MARK
 from citeledger.build.names import (
@@ -104,18 +108,6 @@ from citeledger.model import CitationRef
 Json = Any
 Path = tuple[str | int, ...]
 
-# pandoc-crossref (``fig:x``) and Quarto (``fig-x``) reference kinds, Quarto's theorem-like and
-# callout kinds included; a document's ``crossref: custom:`` kinds add theirs (crossref_prefixes)
-_FLOAT_KINDS = ("fig", "sec", "tbl", "eq", "lst")
-_THEOREM_KINDS = ("thm", "lem", "cor", "prp", "cnj", "def", "exm", "exr", "sol", "rem")
-_CALLOUT_KINDS = ("nte", "tip", "wrn", "imp", "cau")
-_LOWER_PREFIXES = (
-    *(f"{kind}-" for kind in _FLOAT_KINDS),
-    *(f"{kind}:" for kind in _FLOAT_KINDS),
-    *(f"{kind}-" for kind in _THEOREM_KINDS + _CALLOUT_KINDS),
-)
-# both tools capitalise a reference that starts a sentence: ``@Fig:x``, ``@Fig-x``
-CROSSREF_PREFIXES = (*_LOWER_PREFIXES, *(p.capitalize() for p in _LOWER_PREFIXES))
 # the metadata fields a template prints, in the order it prints them: their citations come first
 METADATA_FIELDS = ("title", "subtitle", "author", "date", "thanks", "abstract")
 # metadata no reader sees as text (its citations, if any, are citeproc's or the preamble's)
@@ -140,14 +132,6 @@ _INLINE_LEAVES = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "M
 _SIMPLE_INLINE_CONTAINERS = frozenset(
     {"Emph", "Underline", "Strong", "Strikeout", "Superscript", "Subscript", "SmallCaps"}
 )
-
-
-def is_crossref(key: str, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool:
-    """Quarto (``fig-x``) and pandoc-crossref (``fig:x``) references are not citations.
-
-    ``prefixes``: ``crossref_prefixes(meta)`` for a document that defines custom kinds.
-    """
-    return key.startswith(prefixes)
 
 
 def cites_a_source(items: Sequence[Json], prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> bool:
@@ -320,6 +304,7 @@ def scan_document(
     *,
     previous_only: bool = False,
     defer_claims: bool = False,
+    cited: Collection[str] = (),
 ) -> Scan:
     """Citations and not-yet-marked unverified Spans and Divs, in document order.
 
@@ -331,10 +316,16 @@ def scan_document(
     ``defer_claims``: a claim that is its sentence (most are) is left empty and cut only when
     ``Scan.with_claim`` asks for it: the filter needs the claims of breakdowns alone, and
     cutting sentences is most of a scan.
+    ``cited``: keys with a cross-reference prefix that are citations (``sourced_crossrefs``).
     """
     meta = doc_json.get("meta")
-    walker = _Walker(crossref_prefixes(meta), on_prose, previous_only=previous_only)
+    prefixes = crossref_prefixes(meta)
+    if cited:
+        prefixes = Crossrefs(prefixes, cited)
+    walker = _Walker(prefixes, on_prose, previous_only=previous_only)
     walker.defer_claims = defer_claims
+    if isinstance(meta, dict):
+        walker.lang = _meta_string(meta.get("lang")) or None
     try:
         if isinstance(meta, dict):
             for name in metadata_fields(meta):
@@ -355,6 +346,33 @@ def scan_document(
         walker.deferred,
         walker,
     )
+
+
+def sourced_crossrefs(
+    doc_json: dict[str, Json],
+    scan: Scan,
+    sources: Callable[[Collection[str]], Collection[str]],
+    *,
+    defer_claims: bool = False,
+) -> tuple[Scan, list[str]]:
+    """``scan`` again with the keys it passed over as cross-references that are sources
+    (``sources(keys)``: which of these keys the ledger has) and that the document defines no
+    label for, now citations (``crossref``); and the keys that are sources and labels both.
+
+    Nothing is asked when the scan passed over no prefixed key; the document's labels are
+    looked for only when one of them is a source (rare).
+    """
+    passed = set(scan.crossrefs)
+    if not passed:
+        return scan, []
+    keys = set(sources(passed)) & passed
+    if not keys:
+        return scan, []
+    labels = defined_labels(doc_json, keys)
+    cited = keys - labels
+    if cited:
+        scan = scan_document(doc_json, defer_claims=defer_claims, cited=cited)
+    return scan, sorted(keys & labels)
 
 
 class _PreviousSeen(Exception):
@@ -534,6 +552,7 @@ class _Walker:
         self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
         self.previous_only = previous_only
         self.defer_claims = False
+        self.lang: str | None = None  # the document's ``lang``: its locator terms are read too
         self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
         self._previous = False  # output of an earlier run seen
         self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
@@ -857,7 +876,7 @@ class _Walker:
             unread: str | None = None
             if suffix:
                 selector, suffix_text = parse_selector(plain_text(_own_words(suffix)))
-                pinpoint, rest = parse_locator(suffix_text)
+                pinpoint, rest = parse_locator(suffix_text, self.lang)
                 locator = pinpoint.raw if pinpoint else None
                 unread = unread_pinpoint(rest)
             prefix = item.get("citationPrefix")
@@ -872,6 +891,7 @@ class _Walker:
                 claim=claim,
                 occurrence=self.occurrence,
                 problem=None if unread is None else _unread_problem(unread, item, locator),
+                lang=self.lang,
             )
             self.found.append(
                 FoundCitation(
@@ -917,8 +937,7 @@ class _Walker:
             return claim, host_ctx, at or parent.path, claim_span
         return sentence, ctx, None, None
 
-    @staticmethod
-    def _claim_span(around: _Around, ctx: _Ctx, in_text: bool) -> tuple[Path, str] | None:
+    def _claim_span(self, around: _Around, ctx: _Ctx, in_text: bool) -> tuple[Path, str] | None:
         """The explicit claim Span of a Cite or Note, and its words: beside it, else around it."""
         inlines, index, path = around
         candidates: list[tuple[Path, Json]] = []
@@ -932,7 +951,7 @@ class _Walker:
         if ctx.claim_span is not None:
             candidates.append(ctx.claim_span)
         for span_path, span in candidates:
-            flat = flatten([span["c"][1]], cites_a_source, CROSSREF_PREFIXES)
+            flat = flatten([span["c"][1]], cites_a_source, self.prefixes)
             words = squash(claim_text(flat, 0, len(flat.chars)))
             if words:
                 return span_path, words

@@ -80,8 +80,20 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from citeledger.build.api_version import check_api_version
-from citeledger.build.citations import crossref_prefixes, resolve, scan_document, strip_selector
+from citeledger.build.citations import (
+    crossref_prefixes,
+    resolve,
+    scan_document,
+    sourced_crossrefs,
+    strip_selector,
+)
 from citeledger.build.citeproc_order import citeproc_warnings
+from citeledger.build.crossref_sources import (
+    any_source,
+    bibliography_sources,
+    label_notes,
+    ledger_sources,
+)
 from citeledger.build.deep import dumps as deep_dumps
 from citeledger.build.deep import loads as deep_loads
 from citeledger.build.deep import run_deep
@@ -226,17 +238,22 @@ def run_filter(
     finalize (references, audit, evidence pages, warnings, strict). Raises ``CiteledgerError``
     for a bad ledger or option; never prints.
     """
-    prepared = _prepare(doc_json, environ, rerun)
+    factory = judge_factory or LedgerJudges()
+    prepared = _prepare(doc_json, environ, rerun, factory)
     if isinstance(prepared, FilterResult):
         return prepared
-    scan, options = prepared
+    scan, options, labels = prepared
     quarto = is_quarto_build(doc_json["meta"], os.environ if environ is None else environ)
     renderer = renderer_for(fmt, audit=options.audit, quarto=quarto)
     if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
         _render(doc_json, [], scan.unverified, renderer, options)
-        return FilterResult(doc_json, changed=True, warnings=_option_warnings(options))
+        return _with_labels(
+            FilterResult(doc_json, changed=True, warnings=_option_warnings(options)),
+            labels,
+            options,
+        )
     citeproc_first = citeproc_warnings(doc_json, scan.citations)  # before the Cites are wrapped
-    judged = _judge(scan.citations, options, judge_factory or LedgerJudges())
+    judged = _judge(scan.citations, options, factory)
     pages = _EvidencePages.start(options, fmt, judged.reader, getattr(judged.factory, "held", None))
     # the claims the build shows (a breakdown's warning, the audit), cut before anything moves
     items = [
@@ -252,17 +269,29 @@ def run_filter(
     _render(doc_json, items, scan.unverified, renderer, options)
     result = _finalize(doc_json, items, judged, renderer, options, pages, place)
     result.warnings[:0] = citeproc_first
+    return _with_labels(result, labels, options)
+
+
+def _with_labels(result: FilterResult, labels: list[str], options: Options) -> FilterResult:
+    warnings, errors = label_notes(labels, options)
+    result.warnings[:0] = warnings
+    result.errors += errors
     return result
 
 
 def _prepare(
-    doc_json: dict[str, Any], environ: Mapping[str, str] | None, rerun: bool = True
-) -> FilterResult | tuple[Any, Options]:
+    doc_json: dict[str, Any],
+    environ: Mapping[str, str] | None,
+    rerun: bool = True,
+    factory: JudgeFactory | None = None,
+) -> FilterResult | tuple[Any, Options, list[str]]:
     """Scan the document once (twice after undoing an earlier run's output) and read the
     options; a document with nothing to judge comes back as its result at once.
 
     An earlier run's output is looked for first with a walk that stops at its first sign and
-    computes no claim, so a re-run does not pay for a full scan it throws away."""
+    computes no claim, so a re-run does not pay for a full scan it throws away. A key like
+    ``@sec-2020`` that is a ledger source is a citation (``citations.sourced_crossrefs``); the
+    keys that are sources and labels both come back for their warnings."""
     changed = False
     if rerun and scan_document(doc_json, previous_only=True).previous:
         strip_previous(doc_json, crossref_prefixes(doc_json.get("meta")))
@@ -272,9 +301,20 @@ def _prepare(
         strip_previous(doc_json, scan.prefixes)
         scan = scan_document(doc_json, defer_claims=True)
         changed = True
+    options: Options | None = None
+    labels: list[str] = []
+    if scan.crossrefs and factory is not None:
+        options = read_options(doc_json.setdefault("meta", {}), environ)
+        folder = getattr(factory, "cwd", None) or Path.cwd()
+        sources = any_source(
+            ledger_sources(options, factory),
+            bibliography_sources(doc_json.get("meta") or {}, [folder]),
+        )
+        scan, labels = sourced_crossrefs(doc_json, scan, sources, defer_claims=True)
     if not scan.citations and not scan.unverified:
-        return FilterResult(doc_json, changed=changed)
-    return scan, read_options(doc_json.setdefault("meta", {}), environ)
+        result = FilterResult(doc_json, changed=changed)
+        return _with_labels(result, labels, options) if options is not None else result
+    return scan, options or read_options(doc_json.setdefault("meta", {}), environ), labels
 
 
 @dataclass
@@ -549,7 +589,7 @@ def _breakdown_warning(item: Item) -> str:
     where = f"@{ref.key}" + (f", {ref.locator}" if ref.locator else "")
     claim = ref.claim if len(ref.claim) <= 60 else ref.claim[:57].rstrip() + "…"
     reason = item.judgement.reasons[0] if item.judgement.reasons else ""
-    text = f"citation {ref.occurrence} ({where}) {item.state.value}: {item.state.title}"
+    text = f"citation {ref.occurrence} ({where}) {item.state.value}: {item.judgement.title}"
     if claim:
         text += f" — in “{claim}”"
     if reason:

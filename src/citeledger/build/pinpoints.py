@@ -18,14 +18,27 @@ Two readers, one vocabulary:
   ``locator``, or what ``parse_locator`` found), so it is lenient: a short form may drop its
   full stop (``fig 3``, ``pp.14``), a bare number (or roman numeral) is a page, as in CSL.
 
-This module is pure: no I/O, no judging, nothing about pandoc's AST.
+The document's language (``lang``, also as ``-M lang=de`` sets it) adds its terms, as pandoc's
+citeproc reads them: the CSL locale's forms of the locator terms (``S. 99``, ``Kap. 3`` in
+German, ``pág. 4`` in Spanish), vendored in ``locator-terms.json`` (``tools/csl_locator_terms.py``,
+CC BY-SA 3.0). Where a locale gives a form another label than English does (French ``§`` is a
+paragraph), the locale's wins, as in citeproc. English forms stay accepted in every language:
+citeproc leaves ``p. 99`` of a German document in the suffix, yet the reader sees "p. 99"
+either way, so the quote it names is compared (as for ``ch.``). A ledger quote's locator is read
+in the language of the document that cites it.
+
+This module does no I/O but reading its one data file, once per language; no judging, nothing
+about pandoc's AST.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 PAGE = "page"
 
@@ -42,7 +55,7 @@ _FORMS = {
     "line": "l. ll. line lines",
     "note": "n. nn. note notes",
     "opus": "op. opp. opus opera",
-    "page": "p. pp. page pages | p pp pg. pgs.",
+    "page": "p. pp. page pages | p pp pg. pgs. pág. págs. blz.",  # Spanish, Dutch usage
     "paragraph": "para. paras. paragraph paragraphs ¶ ¶¶",
     "part": "pt. pts. part parts",
     "section": "sec. secs. section sections § §§ | sect. sects.",
@@ -72,13 +85,73 @@ CITEPROC_TERMS: Mapping[str, tuple[str, ...]] = _terms(
 )
 """The subset pandoc's citeproc itself reads as locators (the rest it leaves in the suffix)."""
 
-# exact forms (parse_locator) and forms without their final full stop (normalize_locator)
-_EXACT: Mapping[str, str] = {form.lower(): label for label, fs in TERMS.items() for form in fs}
-_LENIENT: Mapping[str, str] = {
-    **{form.rstrip(".").lower(): label for label, fs in TERMS.items() for form in fs},
-    **_EXACT,
-}
+TERMS_FILE = "locator-terms.json"
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """One language's forms: as written (``parse_locator``) and also without their final full
+    stop (``normalize_locator``), each to its label."""
+
+    exact: Mapping[str, str]
+    lenient: Mapping[str, str]
+
+
+def _vocabulary(
+    terms: Mapping[str, tuple[str, ...]], base: _Vocabulary | None = None
+) -> _Vocabulary:
+    """``terms`` (label → forms; where two labels share a form the first wins) over ``base``."""
+    exact: dict[str, str] = {}
+    stripped: dict[str, str] = {}
+    for label, fs in reversed(list(terms.items())):
+        for form in fs:
+            exact[form.lower()] = label
+            stripped[form.rstrip(".").lower()] = label
+    if base is not None:
+        exact = {**base.exact, **exact}
+        stripped = {**base.lenient, **stripped}
+    return _Vocabulary(exact, {**stripped, **exact})
+
+
+_ENGLISH = _vocabulary(TERMS)
 _SYMBOLS = ("§§", "¶¶", "§", "¶")
+
+
+@functools.lru_cache(maxsize=1)
+def _locales() -> dict[str, object]:
+    data: dict[str, object] = json.loads(Path(__file__).with_name(TERMS_FILE).read_text("utf-8"))
+    return data
+
+
+def locale_of(lang: str | None) -> str | None:
+    """The CSL locale pandoc's citeproc uses for ``lang`` (``de`` → ``de-DE``, ``pt_BR`` →
+    ``pt-BR``); None for English, no language, or one CSL has no locale for."""
+    if not lang or not lang.strip():
+        return None
+    tag = lang.strip().replace("_", "-")
+    data = _locales()
+    locales = data["locales"]
+    primary = data["primary"]
+    assert isinstance(locales, dict) and isinstance(primary, dict)
+    by_lower = {name.lower(): name for name in locales}
+    name = by_lower.get(tag.lower())
+    if name is None:
+        name = primary.get(tag.split("-")[0].lower())
+    if not isinstance(name, str) or name.lower().startswith("en"):
+        return None
+    return name if name in locales else None
+
+
+@functools.lru_cache(maxsize=8)
+def _for_lang(lang: str | None) -> _Vocabulary:
+    name = locale_of(lang)
+    if name is None:
+        return _ENGLISH
+    locales = _locales()["locales"]
+    assert isinstance(locales, dict)
+    terms = {label: tuple(forms) for label, forms in locales[name].items()}
+    return _vocabulary(terms, _ENGLISH)
+
 
 _WS = re.compile(r"\s+")
 _ROMAN = re.compile(
@@ -96,19 +169,20 @@ _PAGE_LIKE = re.compile(r"^[\dIVXLCivxlc]")
 # --------------------------------------------------------------------------- comparing
 
 
-def normalize_locator(text: str | None) -> tuple[str, str] | None:
+def normalize_locator(text: str | None, lang: str | None = None) -> tuple[str, str] | None:
     """A locator as (label, value) for comparison: ``p. 14``, ``page 14``, ``pp.14`` → ("page",
     "14"); ``§14.2`` → ("section", "14.2"); ``pp. 3–5`` → ("page", "3-5").
 
     A bare number (or roman numeral) is a page, as in CSL; anything else without a known label
     is ("other", the text in lower case). Dashes of ranges become ``-``. None for no locator.
+    ``lang``: the document's language, whose terms are read too (``S. 14`` in German).
     """
     if not text:
         return None
     s = _WS.sub(" ", text.replace("\u00a0", " ")).strip().strip(",;").strip()
     if not s:
         return None
-    split = _split_label(s)
+    split = _split_label(s, _for_lang(lang))
     if split is not None:
         label, value = split
     elif _PAGE_LIKE.match(s):
@@ -119,19 +193,19 @@ def normalize_locator(text: str | None) -> tuple[str, str] | None:
     return (label, value.lower())
 
 
-def _split_label(s: str) -> tuple[str, str] | None:
+def _split_label(s: str, vocab: _Vocabulary) -> tuple[str, str] | None:
     """The label at the start of ``s`` and the value after it, in the lenient reading."""
     words = s.split(" ")
     if len(words) > 2:
         two = f"{words[0]} {words[1]}".lower()
-        if two in _LENIENT:
-            return _LENIENT[two], " ".join(words[2:])
+        if two in vocab.lenient:
+            return vocab.lenient[two], " ".join(words[2:])
     for symbol in _SYMBOLS:
         if s.startswith(symbol) and s[len(symbol) :].strip():
-            return _LENIENT[symbol], s[len(symbol) :].strip()
+            return vocab.lenient[symbol], s[len(symbol) :].strip()
     m = _LABEL_WORD.match(s)
-    if m is not None and m.group(1).lower() in _LENIENT:
-        return _LENIENT[m.group(1).lower()], m.group(2)
+    if m is not None and m.group(1).lower() in vocab.lenient:
+        return vocab.lenient[m.group(1).lower()], m.group(2)
     return None
 
 
@@ -147,20 +221,22 @@ class Locator:
     raw: str  # as written, whitespace collapsed: "p. 14", "pp. 3–5", "§ 4", "89"
 
 
-def parse_locator(suffix_text: str) -> tuple[Locator | None, str]:
+def parse_locator(suffix_text: str, lang: str | None = None) -> tuple[Locator | None, str]:
     """Split a citation suffix into its locator and the rest, the way pandoc's citeproc does.
 
     Accepts ``, p. 14``, ``pp. 3–5``, ``sec. 2``, ``ch. 3``, ``§ 4``, ``§4``, ``p.3``, a bare
     ``89`` (an implicit page, digits required), and the delimited form ``{35-89, 102}`` or
     ``p. {(a)}``. Anything after the locator is suffix. Without a locator the whole text is
-    returned as the rest. Labels are the exact forms of ``TERMS``.
+    returned as the rest. Labels are the exact forms of ``TERMS`` and of the locale of
+    ``lang`` (the document's language).
     """
+    vocab = _for_lang(lang)
     text = _WS.sub(" ", suffix_text.replace("\xa0", " ")).strip()
     body = text[1:].lstrip() if text.startswith(",") else text
-    delimited = _parse_delimited(body)
+    delimited = _parse_delimited(body, vocab)
     if delimited is not None:
         return delimited
-    integrated = _parse_integrated(body)
+    integrated = _parse_integrated(body, vocab)
     if integrated is not None:
         return integrated
     return None, text
@@ -176,18 +252,18 @@ def unread_pinpoint(text: str) -> str | None:
     return None
 
 
-def _match_label(words: list[str]) -> tuple[str, int, str] | None:
+def _match_label(words: list[str], vocab: _Vocabulary) -> tuple[str, int, str] | None:
     """The longest locator form at the start of ``words``: (label, words used, text matched)."""
     if len(words) >= 2:
         two = f"{words[0]} {words[1]}".lower()
-        if two in _EXACT:
-            return _EXACT[two], 2, f"{words[0]} {words[1]}"
-    if words and words[0].lower() in _EXACT:
-        return _EXACT[words[0].lower()], 1, words[0]
+        if two in vocab.exact:
+            return vocab.exact[two], 2, f"{words[0]} {words[1]}"
+    if words and words[0].lower() in vocab.exact:
+        return vocab.exact[words[0].lower()], 1, words[0]
     return None
 
 
-def _split_glued_label(words: list[str]) -> list[str]:
+def _split_glued_label(words: list[str], vocab: _Vocabulary) -> list[str]:
     """``p.3`` and ``§4`` carry their label glued to the value; citeproc splits them."""
     if not words:
         return words
@@ -195,7 +271,7 @@ def _split_glued_label(words: list[str]) -> list[str]:
     if first[:1] in "§¶" and len(first) > 1 and first[1:2] not in "§¶":
         return [first[0], first[1:], *words[1:]]
     dot = first.rfind(".")
-    if 0 < dot < len(first) - 1 and first[: dot + 1].lower() in _EXACT:
+    if 0 < dot < len(first) - 1 and first[: dot + 1].lower() in vocab.exact:
         return [first[: dot + 1], first[dot + 1 :], *words[1:]]
     return words
 
@@ -211,9 +287,9 @@ def _is_unit(word: str, explicit: bool) -> bool:
     return explicit and any(_ROMAN.match(part) for part in _NON_ALNUM.split(word) if part)
 
 
-def _parse_integrated(body: str) -> tuple[Locator, str] | None:
-    words = _split_glued_label(body.split(" ")) if body else []
-    label = _match_label(words)
+def _parse_integrated(body: str, vocab: _Vocabulary) -> tuple[Locator, str] | None:
+    words = _split_glued_label(body.split(" "), vocab) if body else []
+    label = _match_label(words, vocab)
     term, used, label_text = label if label is not None else (PAGE, 0, "")
     values: list[str] = []
     i = used
@@ -238,12 +314,12 @@ def _parse_integrated(body: str) -> tuple[Locator, str] | None:
     return Locator(term, value, f"{label_text} {value}".strip()), rest
 
 
-def _parse_delimited(body: str) -> tuple[Locator, str] | None:
+def _parse_delimited(body: str, vocab: _Vocabulary) -> tuple[Locator, str] | None:
     brace = body.find("{")
     if brace < 0:
         return None
     label_text = body[:brace].strip()
-    if label_text and label_text.lower() not in _EXACT:
+    if label_text and label_text.lower() not in vocab.exact:
         return None
     depth = 0
     for j in range(brace, len(body)):
@@ -257,10 +333,10 @@ def _parse_delimited(body: str) -> tuple[Locator, str] | None:
                 break
     else:
         return None
-    term = _EXACT[label_text.lower()] if label_text else PAGE
+    term = vocab.exact[label_text.lower()] if label_text else PAGE
     if not label_text:
         words = inner.split(" ")
-        label = _match_label(words)
+        label = _match_label(words, vocab)
         if label is not None:
             term, used, label_text = label
             inner = " ".join(words[used:])
@@ -273,10 +349,11 @@ def _parse_delimited(body: str) -> tuple[Locator, str] | None:
 _PAGE_PART = re.compile(r"^(\d{1,5})(?:-(\d{1,5}))?$")
 
 
-def pages_named(locator: str | None) -> frozenset[int] | None:
+def pages_named(locator: str | None, lang: str | None = None) -> frozenset[int] | None:
     """The page numbers a page locator names (``p. 14`` → {14}, ``pp. 14–16, 20`` → {14, 15,
-    16, 20}); None for another label, a roman numeral, or a range too wide to mean a place."""
-    norm = normalize_locator(locator)
+    16, 20}, ``S. 14`` in German); None for another label, a roman numeral, or a range too wide
+    to mean a place."""
+    norm = normalize_locator(locator, lang)
     if norm is None or norm[0] != PAGE:
         return None
     pages: set[int] = set()

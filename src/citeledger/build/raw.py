@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from citeledger.build.crossref import is_crossref
+
 # the raw formats whose citation commands a reader sees printed (pandoc passes them through)
 _TEX_FORMATS = frozenset({"tex", "latex", "beamer", "context"})
 _TYPST_FORMATS = frozenset({"typst"})
@@ -61,7 +63,7 @@ def raw_citations(fmt: str, text: str, prefixes: tuple[str, ...] = ()) -> list[R
                 found.append(RawCitation(key, f"#cite(<{key}>)"))
         if "@" in text:
             for m in _TYPST_REF.finditer(text):
-                if not m.group(1).startswith(prefixes):  # a cross-reference (@fig-x)
+                if not is_crossref(m.group(1), prefixes):  # a cross-reference (@fig-x)
                     found.append(RawCitation(m.group(1), m.group(0)))
     return found
 

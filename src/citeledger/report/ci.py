@@ -21,6 +21,7 @@ from typing import Any
 from citeledger import __version__
 from citeledger.inert import visible
 from citeledger.model import State
+from citeledger.report.summary import citation_title
 
 # pandoc's citation key: internal punctuation is part of the key when a word character follows.
 _KEY_GOES_ON = r"(?![\w]|[:.#$%&\-+?<>~/]\w)"
@@ -65,7 +66,7 @@ def _line_of(starts: Sequence[int], offset: int) -> int:
 
 def _message(c: Mapping[str, Any]) -> str:
     """One line: the key, the state in words and the reasons."""
-    parts = [f"@{c['key']}: {State(c['state']).title}", *c["reasons"]]
+    parts = [f"@{c['key']}: {citation_title(c)}", *c["reasons"]]
     return visible(" — ".join(" ".join(str(p).split()) for p in parts))
 
 

@@ -39,7 +39,7 @@ carries it are the same span.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,9 +86,10 @@ class Coverage:
         }
 
 
-def compute_coverage(doc_json: Mapping[str, Any]) -> Coverage:
-    """Coverage of a whole document (the dict ``pandoc -t json`` prints)."""
-    sentences = [s for s in prose_sentences(doc_json)]
+def compute_coverage(doc_json: Mapping[str, Any], cited: Collection[str] = ()) -> Coverage:
+    """Coverage of a whole document (the dict ``pandoc -t json`` prints). ``cited``: keys
+    with a cross-reference prefix that are citations of it (``citations.sourced_crossrefs``)."""
+    sentences = [s for s in prose_sentences(doc_json, cited)]
     return Coverage(
         prose_sentences=len(sentences),
         with_provenance=sum(1 for s in sentences if s.has_provenance),
@@ -97,7 +98,7 @@ def compute_coverage(doc_json: Mapping[str, Any]) -> Coverage:
     )
 
 
-def prose_sentences(doc_json: Mapping[str, Any]) -> Iterator[Sentence]:
+def prose_sentences(doc_json: Mapping[str, Any], cited: Collection[str] = ()) -> Iterator[Sentence]:
     """Every prose sentence of the body in document order; a note's follow its host block."""
     if not isinstance(doc_json.get("blocks"), list):
         raise ValueError("not a pandoc JSON document: no 'blocks' list")
@@ -109,7 +110,7 @@ def prose_sentences(doc_json: Mapping[str, Any]) -> Iterator[Sentence]:
             if sentence is not None:
                 found.append(sentence)
 
-    scan_document(dict(doc_json), on_prose)
+    scan_document(dict(doc_json), on_prose, cited=cited)
     yield from found
 
 

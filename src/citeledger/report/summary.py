@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citeledger.evidence.links import passage_link, receipt_is_pdf
 from citeledger.evidence.store import EvidenceReader
-from citeledger.model import CitationRef, Judgement, State
+from citeledger.model import CitationRef, Judgement, State, title_of
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,14 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         out["source_quote"] = j.receipt.quote
     if not restricted and j.receipt is not None and j.receipt.outcome == "found":
         out["edits"] = [dataclasses.asdict(e) for e in j.receipt.edits]
+    if not restricted and j.misplaced and j.receipt is not None:
+        out["found_on_page"] = j.receipt.page  # verify found it there; the locator says not
     return out
+
+
+def citation_title(c: Mapping[str, Any]) -> str:
+    """A report citation's title in words (``model.title_of``, as the callout says it)."""
+    return title_of(State(c["state"]), "found_on_page" in c)
 
 
 def build_report(
@@ -97,7 +104,7 @@ def summary_text(report: dict[str, Any], *, quiet: bool = False) -> str:
             if c["state"] == State.CHECKED.value:
                 continue
             where = f"{c['document']} #{c['occurrence']}"
-            lines.append(f"{where}: @{c['key']}: {State(c['state']).title}")
+            lines.append(f"{where}: @{c['key']}: {citation_title(c)}")
             for reason in c["reasons"]:
                 lines.append(f"    {reason}")
     counts = report["counts"]

@@ -150,11 +150,14 @@ def _as_written(cite: Node, items: list[Item]) -> None:
     text = "".join(n["c"] if n["t"] == "Str" else n["c"][1] for n in _texts(cite["c"][1]))
     if not all(f"@{c['citationId']}" in text for c in citations):
         return  # already formatted (a citeproc before the filter): leave it so
-    selectors = {
-        id(c): item.found.ref.selector
-        for c, item in zip(citation_items(cite), items, strict=False)
-        if item.found.ref.selector
-    }
+    selectors: dict[int, str] = {}
+    judged = iter(items)  # the judged items, in walk order: every item but cross-references
+    item = next(judged, None)
+    for c in citation_items(cite, ()):  # all items: a prefixed key may be a citation here
+        if item is not None and c.get("citationId") == item.found.ref.key:
+            if item.found.ref.selector:
+                selectors[id(c)] = item.found.ref.selector
+            item = next(judged, None)
     for c in citations:  # a nested citation's Cite sits in a suffix: it is written the same way
         for part in ("citationPrefix", "citationSuffix"):
             for node in c.get(part) or []:

@@ -222,6 +222,9 @@ class _Stripper:
         cites = [el for el in content if _is_cite(el)] if selectors else []
         if cites:
             items = citation_items(cites[0], self.prefixes)
+            every = citation_items(cites[0], ())
+            if len(items) != len(every) == _judged_count(span):
+                items = every  # prefixed keys the run judged: ledger sources (``crossref``)
             for index, selector in selectors.items():
                 if index < len(items):
                     _restore_selector(items[index], selector)
@@ -230,6 +233,12 @@ class _Stripper:
         else:
             span["c"][1] = self.elements(content)
         return _without_ours(span)
+
+
+def _judged_count(span: Json) -> int:
+    """How many citation items the run that made a wrapper judged (its stored states)."""
+    states = next((v for k, v in span["c"][0][2] if k == STATES_ATTRIBUTE), "")
+    return len(states.split())
 
 
 def _entered(node: list[Json]) -> list[int] | None:

@@ -21,7 +21,7 @@ from citeledger.build.citations import FoundCitation
 from citeledger.build.render import ast
 from citeledger.build.render.ast import Node
 from citeledger.locate.edits import checked_phrase
-from citeledger.model import Judgement, State
+from citeledger.model import MISPLACED_LABEL, Judgement, State
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,14 @@ def state_label(state: State) -> str:
     return state.value.replace("-", " ")
 
 
+def item_label(judgement: Judgement) -> str:
+    """The flag's words for one judgement: its state's, unless verify found the quote on
+    another page than its locator names (``Judgement.misplaced``: not "quote not found")."""
+    return MISPLACED_LABEL if judgement.misplaced else state_label(judgement.state)
+
+
 def flag_text(item: Item) -> str:
-    return f"[citation {item.number}: {state_label(item.state)}]"
+    return f"[citation {item.number}: {item_label(item.judgement)}]"
 
 
 UNVERIFIED_WORD = "unverified"
@@ -162,12 +168,13 @@ def _unique_reasons(reasons: tuple[str, ...]) -> list[str]:
 
 def banner_text(items: list[Item]) -> str:
     """The per-document banner's words: how many citations, how many checked, the rest by state."""
-    by_state: dict[State, int] = {}
+    by_label: dict[str, int] = {}
     for item in items:
-        by_state[item.state] = by_state.get(item.state, 0) + 1
-    checked = by_state.pop(State.CHECKED, 0)
-    broken = sum(by_state.values())
-    parts = ", ".join(f"{n} {state_label(s)}" for s, n in by_state.items())
+        label = item_label(item.judgement)
+        by_label[label] = by_label.get(label, 0) + 1
+    checked = by_label.pop(state_label(State.CHECKED), 0)
+    broken = sum(by_label.values())
+    parts = ", ".join(f"{n} {label}" for label, n in by_label.items())
     noun = "citation" if len(items) == 1 else "citations"
     text = f"Citation check: {checked} of {len(items)} {noun} checked"
     if broken:
@@ -179,7 +186,7 @@ def _callout_blocks(
     item: Item, *, link_back: bool, shout: bool, skip: set[str] | None = None
 ) -> list[Node]:
     j = item.judgement
-    title = j.state.title.upper() if shout else j.state.title
+    title = j.title.upper() if shout else j.title
     blocks = [
         ast.para([ast.strong(ast.words(title))]),
         ast.para(citation_line(item, item.found.anchor if link_back else None)),

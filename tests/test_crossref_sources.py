@@ -1,0 +1,221 @@
+"""A key that looks like a cross-reference (``@sec-2020``, ``@eq-smith``) is a citation when
+the ledger has it and the document defines no such label; a key that is both is read as the
+label, with a warning naming both (strict fails); any other prefixed key stays a
+cross-reference (a Quarto book refers to labels of other chapters). Real pandoc, the real
+filter, a real ledger."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
+
+from helpers import PANDOC, pandoc_json, venv_env
+
+from citeledger.build.citations import scan_document, sourced_crossrefs
+from citeledger.build.crossref import CROSSREF_PREFIXES, Crossrefs, defined_labels, is_crossref
+from citeledger.cli import main
+
+LEDGER = """\
+# the writer's keys happen to look like cross-references
+sources:
+  sec-2020:
+    url: https://example.org/sec
+    title: SEC annual report 2020
+    quotes:
+      - text: Markets fell.
+  eq-smith:
+    url: https://example.org/eq
+    title: Smith on equations
+    quotes:
+      - text: The equation holds.
+"""
+
+
+def _project(tmp_path: Path, doc: str) -> Path:
+    (tmp_path / "citeledger.yaml").write_text(LEDGER, encoding="utf-8")
+    (tmp_path / "doc.md").write_text(doc, encoding="utf-8")
+    return tmp_path
+
+
+def _build(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "plain", "--wrap=none", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=venv_env(CITELEDGER_CACHE_DIR=str(project / "cache")),
+        check=False,
+    )
+
+
+def test_a_ledger_key_that_looks_like_a_crossref_is_judged(tmp_path: Path) -> None:
+    doc = "Markets fell [@sec-2020]. See @sec-intro, @fig-x and [@Eq-smith, p. 3].\n"
+    build = _build(_project(tmp_path, doc))
+    assert build.returncode == 0, build.stderr
+    assert "Markets fell [@sec-2020] [citation 1: unchecked]." in build.stdout
+    assert "Citation 1: sec-2020" in build.stdout
+    # ``Eq-smith`` is no ledger key (keys are case-sensitive): a capitalised cross-reference
+    assert "See @sec-intro, @fig-x and [@Eq-smith, p. 3]." in build.stdout
+    assert "citation 2" not in build.stdout and "label" not in build.stderr
+
+
+def test_a_prefixed_key_no_ledger_has_stays_a_crossref(tmp_path: Path) -> None:
+    """A Quarto book's chapter refers to a section of another chapter: no label here, no
+    source, so nothing to judge and nothing to warn about — and the document is written back
+    byte for byte, as every document without citations is."""
+    project = _project(tmp_path, "As @sec-method shows, see @fig-1 and @thm-main.\n")
+    raw = subprocess.run(
+        [PANDOC, "doc.md", "-t", "json"], cwd=project, capture_output=True, check=True
+    ).stdout
+    filtered = subprocess.run(
+        [sys.executable, "-m", "citeledger.build.filter", "html"],
+        cwd=project,
+        input=raw,
+        capture_output=True,
+        env=venv_env(CITELEDGER_CACHE_DIR=str(project / "cache")),
+        check=True,
+    )
+    assert filtered.stdout == raw and filtered.stderr == b""
+
+
+@pytest.mark.parametrize(
+    "defines",
+    [
+        "# Results {#sec-2020}\n\nText.\n",
+        "::: {#sec-2020}\nA div.\n:::\n",
+        "A [span]{#sec-2020} here.\n",
+        "![A figure](x.png){#sec-2020}\n",
+        "```{#sec-2020 .python}\nx = 1\n```\n",
+        "$$ E = mc^2 $$ {#sec-2020}\n",
+        "| a |\n|---|\n| 1 |\n\n: A table {#sec-2020}\n",
+    ],
+    ids=["header", "div", "span", "figure", "code", "display-math", "table-caption"],
+)
+def test_a_ledger_key_the_document_defines_as_a_label_is_a_crossref_with_a_warning(
+    tmp_path: Path, defines: str
+) -> None:
+    project = _project(tmp_path, f"{defines}\nAs @sec-2020 shows.\n")
+    build = _build(project)
+    assert build.returncode == 0, build.stderr
+    assert "[citation" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "label" in line]
+    assert warning.startswith("[WARNING] citeledger: @sec-2020 is a source (a key of the ledger")
+    assert "citeledger.yaml" in warning and "{#sec-2020}" in warning
+    assert "Rename the label" in warning
+    strict = _build(project, "-M", "citeledger.strict=true")
+    assert strict.returncode != 0
+    assert "strict: 1 ledger key is a label of this document too" in strict.stderr
+
+
+def test_check_reads_them_as_the_build_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    doc = "Markets fell sharply that whole year [@sec-2020].\n\n$$ x $$ {#eq-smith}\n\n"
+    doc += "The rule holds as @eq-smith and @fig-1 show.\n"
+    project = _project(tmp_path, doc)
+    report = project / "report.json"
+    code = main(["check", str(project / "doc.md"), "--json", str(report)])
+    assert code == 1  # the one citation is unchecked
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [c["key"] for c in data["citations"]] == ["sec-2020"]
+    [warning] = data["warnings"]
+    assert "@eq-smith is a source (a key of the ledger" in warning and "doc.md" in warning
+    # the sentence citing @sec-2020 declares provenance; the one with cross-references only not
+    without = data["coverage"]["without_provenance"]
+    assert without == ["The rule holds as @eq-smith and @fig-1 show."]
+    assert "@eq-smith is a source (a key of the ledger" in capsys.readouterr().err
+
+
+def test_is_crossref_with_cited_keys() -> None:
+    prefixes = Crossrefs(CROSSREF_PREFIXES, {"sec-2020"})
+    assert is_crossref("sec-2020") and not is_crossref("sec-2020", prefixes)
+    assert is_crossref("sec-2021", prefixes) and not is_crossref("smith", prefixes)
+    assert not is_crossref("fig-x", ())
+
+
+def test_labels_are_looked_for_only_when_a_prefixed_key_is_a_source() -> None:
+    doc = pandoc_json("# A {#sec-a}\n\nSee @sec-a and @sec-b and [@smith].\n")
+    asked: list[set[str]] = []
+
+    def sources(keys: object) -> list[str]:
+        asked.append(set(keys))  # type: ignore[call-overload]
+        return []
+
+    scan = scan_document(doc)
+    assert sourced_crossrefs(doc, scan, sources) == (scan, [])
+    assert asked == [{"sec-a", "sec-b"}]
+    again, both = sourced_crossrefs(doc, scan, lambda keys: ["sec-a", "sec-b"])
+    assert both == ["sec-a"]
+    assert [f.ref.key for f in again.citations] == ["sec-b", "smith"]
+    assert defined_labels(doc, {"sec-a", "sec-b"}) == {"sec-a"}
+
+
+BIB = """\
+@book{fig-2019,
+  title = {Figures of Speech},
+  author = {Doe, Jane},
+  year = {2019},
+}
+"""
+
+
+@pytest.mark.parametrize("where", ["bib", "references"])
+def test_a_bibliography_key_that_looks_like_a_crossref_is_judged(
+    tmp_path: Path, where: str
+) -> None:
+    """citeproc renders ``[@fig-2019]`` from the .bib (or ``references``): a citation no
+    ledger source backs, so ``not-in-ledger``, never passed over."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    head = (
+        "bibliography: refs.bib"
+        if where == "bib"
+        else "references:\n- id: fig-2019\n  type: book\n  title: Figures of Speech"
+    )
+    doc = f"---\n{head}\n---\n\nSpeech has figures [@fig-2019]. See @fig-2020.\n"
+    build = _build(_project(tmp_path, doc))
+    assert "Speech has figures [@fig-2019] [citation 1: not in ledger]." in build.stdout
+    assert "See @fig-2020." in build.stdout and "citation 2" not in build.stdout
+
+
+def test_bibliography_sources_reads_each_format(tmp_path: Path) -> None:
+    from citeledger.build.crossref_sources import bibliography_sources
+
+    (tmp_path / "a.bib").write_text("@article{ sec-1 ,\n title={A}}\n@book{sec-10x, title={B}}\n")
+    (tmp_path / "b.json").write_text('[{"id": "eq-2", "type": "book"}]')
+    (tmp_path / "c.yaml").write_text("references:\n- id: 'tbl-3'\n  type: book\n")
+    files = [{"t": "MetaString", "c": name} for name in ("a.bib", "b.json", "c.yaml", "gone.bib")]
+    meta = {"bibliography": {"t": "MetaList", "c": files}}
+    lookup = bibliography_sources(meta, [tmp_path])
+    asked = {"sec-1", "sec-10", "eq-2", "tbl-3", "tbl-33"}
+    assert set(lookup(asked)) == {"sec-1", "eq-2", "tbl-3"}
+
+
+def test_a_rerun_and_a_markdown_build_keep_them_citations(tmp_path: Path) -> None:
+    """The filter's own output filtered again changes nothing; a GitHub Markdown build writes
+    the citation back with its quote selector (matched to its item, not to the list of items
+    a cross-reference test left)."""
+    ledger = LEDGER + "  smith:\n    url: https://example.org/smith\n    title: Smith\n"
+    ledger += "    quotes:\n      - text: One.\n        id: one\n"
+    ledger += "      - text: Two.\n        id: two\n"
+    project = _project(tmp_path, "Claim [@sec-2020; @smith quote:two]. See @sec-intro.\n")
+    (project / "citeledger.yaml").write_text(ledger, encoding="utf-8")
+    env = venv_env(CITELEDGER_CACHE_DIR=str(project / "cache"))
+
+    def run(*args: str, data: bytes | None = None) -> bytes:
+        done = subprocess.run(args, cwd=project, input=data, capture_output=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    raw = run(PANDOC, "doc.md", "-t", "json")
+    once = run(sys.executable, "-m", "citeledger.build.filter", "html", data=raw)
+    twice = run(sys.executable, "-m", "citeledger.build.filter", "html", data=once)
+    assert once == twice and b"citeledger-cite" in once
+    gfm = run(PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "gfm").decode()
+    assert "Claim [@sec-2020; @smith quote:two] **\\[citation 1: unchecked\\]**" in gfm
