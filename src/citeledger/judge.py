@@ -814,7 +814,9 @@ def _printed_page_problem(
 ) -> tuple[State, str] | None:
     """A reader goes to the page the locator names: in a PDF, the quote must stand on that page
     — the physical page of that number, or one that prints the number (a journal's p. 170 on
-    the file's sixth page). Lenient by design: any standalone number on the page will do.
+    the file's sixth page). Lenient by design about where a page prints its number (any
+    standalone number of its first or last two lines, or a line that is only a number), strict
+    about whose number it is: the quote's own words never count ("within 60 days" is not p. 60).
 
     Failing, it stays a breakdown (quote-not-found, ``Judgement.misplaced``) whose words say
     what is true — verify found the quote, on another page — never that the words are missing.
@@ -826,9 +828,7 @@ def _printed_page_problem(
     if any(p in wanted for p in range(first, last + 1)):
         return None
     for p in range(first, last + 1):
-        if any(
-            int(n) in wanted for n in _STANDALONE_NUMBER.findall(_page_text(text, page_starts, p))
-        ):
+        if any(n in wanted for n in _printed_numbers(text, page_starts, p, start, end)):
             return None
     return State.QUOTE_NOT_FOUND, misplaced_reason(
         locator, first, last, _printed_number(text, page_starts, first)
@@ -849,6 +849,24 @@ def misplaced_reason(locator: str, first: int, last: int, printed: int | None) -
 
 def _page_text(text: str, page_starts: tuple[int, ...], p: int) -> str:
     return text[page_starts[p - 1] : page_starts[p] if p < len(page_starts) else len(text)]
+
+
+def _printed_numbers(
+    text: str, page_starts: tuple[int, ...], p: int, start: int, end: int
+) -> set[int]:
+    """The numbers page ``p`` may print as its page number: standalone numbers of its first
+    and last two lines (running heads and feet) and lines that are only a number, with the
+    quote's span ``[start, end)`` blanked first, so the quote never names its own page."""
+    lo = page_starts[p - 1]
+    page = _page_text(text, page_starts, p)
+    a, b = max(start - lo, 0), min(end - lo, len(page))
+    if a < b:
+        page = page[:a] + " " * (b - a) + page[b:]
+    lines = [line.strip() for line in page.splitlines() if line.strip()]
+    out = {int(line) for line in lines if line.isdigit() and len(line) <= 5}
+    for line in {*lines[:2], *lines[-2:]}:
+        out.update(int(n) for n in _STANDALONE_NUMBER.findall(line))
+    return out
 
 
 _EDGE_NUMBER = re.compile(r"^(\d{1,5})(?:\s|$)|(?:^|\s)(\d{1,5})$")
