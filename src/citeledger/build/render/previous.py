@@ -10,10 +10,11 @@ comparison, not by trust), and one whose judgements changed replaces the old fla
 
 What is removed, wherever it stands (body, notes, tables, metadata):
 
-- ``Span.citeledger-cite`` wrappers: replaced by their content, minus the filter's inlines
-  (flags, evidence and source links, claim anchors, and the space before a flag or link); the
-  quote selectors the wrapper stored go back into each citation's suffix. A wrapper's other
-  attributes (a forged one may carry the writer's classes) stay on a plain Span;
+- ``Span.citeledger-cite`` wrappers (and the claim id they carry): replaced by their content,
+  minus the filter's inlines (flags, evidence and source links, claim anchors, and the space
+  before a flag or link); the quote selectors the wrapper stored go back into each citation's
+  suffix. A wrapper's other attributes (a forged one may carry the writer's classes) stay on a
+  plain Span;
 - empty ``#citeledger-claim-N`` anchors, and such an id on the writer's ``.claim`` Span;
 - callouts (``Div.citeledger-breakdown``, and the GitHub-alert block quotes of Markdown builds,
   the banner's too) and the audit section (``Div.citeledger-audit``).
@@ -225,8 +226,10 @@ class _Stripper:
             for index, selector in selectors.items():
                 if index < len(items):
                     _restore_selector(items[index], selector)
-        if len(content) == 2 and _is_anchor(content[0]) and _is_cite(content[1]):
-            span["c"][1] = [content[1]]  # the usual wrapper: what elements() makes of it
+        if len(content) == 1 and _is_cite(content[0]):
+            pass  # the usual wrapper (its claim anchor is its id): nothing in it is ours
+        elif len(content) == 2 and _is_anchor(content[0]) and _is_cite(content[1]):
+            span["c"][1] = [content[1]]  # a wrapper of an older run: what elements() makes of it
         else:
             span["c"][1] = self.elements(content)
         return _without_ours(span)
