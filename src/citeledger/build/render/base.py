@@ -2,9 +2,10 @@
 
 A processed Cite becomes ``Span.citeledger-cite [Cite, flag…]``: the Cite itself is kept whole
 (so ``--citeproc`` still formats it, and a citation group stays one group), the Span carries
-``citeledger-checked`` when every item is checked, else ``data-citeledger-states`` listing the
-items' states, and ``data-citeledger-selectors`` the quote selectors stripped from their suffixes
-(``0=q1 2=intro``), so that a second run judges the same citations: it removes all of this
+``citeledger-checked`` when every item is checked, ``data-citeledger-states`` the items' states
+(unless all are checked and no selector is stored), and ``data-citeledger-selectors`` the quote
+selectors stripped from their suffixes (``0=q1 2=intro``), so that a second run judges the
+same citations: it removes all of this
 first (``render.previous``) and renders afresh, so nothing the filter made shields a Cite from
 the judge, and an unchanged judgement gives back the same output. Each breakdown
 item gets a flag after the Cite — ``Span#citeledger-cite-N.citeledger-flag.citeledger-<state>``
@@ -131,8 +132,11 @@ class Renderer:
                 spaced = True
             if item.source and self.source_links:
                 inlines += self.source_link(item, after_evidence=spaced)
-        # all checked: the class says so, and pandoc need not carry the states of 3,000 wrappers
-        kv = [] if checked else [(STATES_ATTRIBUTE, " ".join(i.state.value for i in items))]
+        # all checked: the class says so, and pandoc need not carry the states of 3,000
+        # wrappers; with stored selectors they stay (a re-run counts the items judged by them)
+        kv: list[tuple[str, str]] = []
+        if not checked or selectors:
+            kv.append((STATES_ATTRIBUTE, " ".join(i.state.value for i in items)))
         if selectors:
             kv.append((SELECTORS_ATTRIBUTE, selectors))
         return ast.span(ast.attr(ident, classes, kv), inlines)
