@@ -187,7 +187,7 @@ def bench_thesis(folder: Path, filters: dict[str, str], repeat: int) -> None:
         print(f"  {name:<6} {wall:.3f} s wall, {cpu:.3f} s CPU")
     print(ratio_line("ratio rerun / first:", rerun, "again", "first", "<= 1.1"))
     # what the build costs beyond the filter process: pandoc reading and writing the wrapped
-    # citations (a Span and a claim anchor each), which the filter cannot make cheaper
+    # citations (a Span each, the claim anchor its id), which the filter cannot make cheaper
     html = [PANDOC, "-f", "json", "-t", "html", "-o", os.devnull]
     floor = best(
         repeat,

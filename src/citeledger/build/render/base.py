@@ -2,9 +2,10 @@
 
 A processed Cite becomes ``Span.citeledger-cite [Cite, flag…]``: the Cite itself is kept whole
 (so ``--citeproc`` still formats it, and a citation group stays one group), the Span carries
-``citeledger-checked`` when every item is checked, ``data-citeledger-states`` lists the items'
-states and ``data-citeledger-selectors`` the quote selectors stripped from their suffixes
-(``0=q1 2=intro``), so that a second run judges the same citations: it removes all of this
+``citeledger-checked`` when every item is checked, ``data-citeledger-states`` the items' states
+(unless all are checked and no selector is stored), and ``data-citeledger-selectors`` the quote
+selectors stripped from their suffixes (``0=q1 2=intro``), so that a second run judges the
+same citations: it removes all of this
 first (``render.previous``) and renders afresh, so nothing the filter made shields a Cite from
 the judge, and an unchanged judgement gives back the same output. Each breakdown
 item gets a flag after the Cite — ``Span#citeledger-cite-N.citeledger-flag.citeledger-<state>``
@@ -14,9 +15,11 @@ A checked item is followed by its quiet links: ``evidence`` (its evidence page, 
 ``evidence-pages``) and ``source`` (the source itself at the passage: a text fragment or
 ``#page=N``, for http(s) sources), never inside link text.
 
-The claim anchor ``#citeledger-claim-N`` is an empty Span before the Cite, or — when the writer
-marked the claim with ``[…]{.claim}`` — the id of that Span itself (``mark_claim``: the writer's
-classes are kept, and no ``citeledger-*`` class is added, so the words stay the writer's prose).
+The claim anchor ``#citeledger-claim-N`` is the wrapper's id (a group's other items get empty
+Spans before the Cite, a citation-only note's an empty Span before the note), or — when the
+writer marked the claim with ``[…]{.claim}`` — the id of that Span itself (``mark_claim``: the
+writer's classes are kept, and no ``citeledger-*`` class is added, so the words stay the
+writer's prose).
 
 A writer's ``[…]{.unverified}`` Span or ``::: unverified`` Div (``mark_unverified``) takes the
 class ``citeledger-unverified`` and a visible ``[unverified]`` word marker: after a Span's words,
@@ -28,7 +31,8 @@ Subclasses change how these look, never what they say (that is ``words``). Nothi
 
 from __future__ import annotations
 
-from importlib import resources
+from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from citeledger.build.citations import (
@@ -60,8 +64,17 @@ if TYPE_CHECKING:
 
 
 def template_text(name: str) -> str:
-    """A file of ``templates/`` (the package ``citeledger.templates``)."""
-    return resources.files("citeledger.templates").joinpath(name).read_text(encoding="utf-8")
+    """A file of ``templates/`` (the package ``citeledger.templates``), read beside the
+    package's ``__init__`` as an installed or editable citeledger has it: importing
+    ``importlib.resources`` costs ~42 M instructions (callgrind), a twentieth of a one-page
+    build; it is used only where the package is not a folder of files (a zip)."""
+    templates = import_module("citeledger.templates")  # its own package-dir: not in src/
+    try:
+        return Path(templates.__file__ or "").with_name(name).read_text(encoding="utf-8")
+    except OSError:
+        from importlib import resources
+
+        return resources.files(templates).joinpath(name).read_text(encoding="utf-8")
 
 
 class Renderer:
@@ -89,7 +102,6 @@ class Renderer:
     def wrap(self, cite: Node, items: list[Item]) -> Node:
         checked = all(not item.state.is_breakdown for item in items)
         classes = [PROCESSED_CLASS, CHECKED_CLASS] if checked else [PROCESSED_CLASS]
-        states = " ".join(item.state.value for item in items)
         selectors = " ".join(
             f"{i}={sel}" for i, item in enumerate(items) if (sel := item.found.ref.selector)
         )
@@ -99,6 +111,9 @@ class Renderer:
             if item.found.claim_at is None and item.found.claim_span is None
             for a in self.claim_anchor(item)
         ]
+        # the first claim anchor is the wrapper's own id: one element fewer for every citation
+        # (pandoc reads and writes each), and the link lands where the empty anchor stood
+        ident = inlines.pop(0)["c"][0][0] if inlines and _is_plain_anchor(inlines[0]) else ""
         inlines.append(cite)
         for item in items:
             if item.state.is_breakdown:
@@ -117,10 +132,14 @@ class Renderer:
                 spaced = True
             if item.source and self.source_links:
                 inlines += self.source_link(item, after_evidence=spaced)
-        kv = [(STATES_ATTRIBUTE, states)]
+        # all checked: the class says so, and pandoc need not carry the states of 3,000
+        # wrappers; with stored selectors they stay (a re-run counts the items judged by them)
+        kv: list[tuple[str, str]] = []
+        if not checked or selectors:
+            kv.append((STATES_ATTRIBUTE, " ".join(i.state.value for i in items)))
         if selectors:
             kv.append((SELECTORS_ATTRIBUTE, selectors))
-        return ast.span(ast.attr("", classes, kv), inlines)
+        return ast.span(ast.attr(ident, classes, kv), inlines)
 
     def raw_block_flags(self, items: list[Item]) -> Node:
         """The flags of the citations of a raw block (``\\begin{…}…\\cite{…}``): a block
@@ -367,6 +386,12 @@ class Renderer:
             existing["c"].append(entry)
         else:
             meta["header-includes"] = {"t": "MetaList", "c": [existing, entry]}
+
+
+def _is_plain_anchor(node: Node) -> bool:
+    """An empty ``#citeledger-claim-N`` Span (not LaTeX's label in a moving argument)."""
+    (ident, classes, _), content = node["c"]
+    return bool(ident) and classes == [CLAIM_CLASS] and not content
 
 
 def _unlink_internal(node: Any) -> None:
