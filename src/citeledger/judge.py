@@ -62,6 +62,7 @@ _JUDGING_CODE = (
     "evidence/other_work.py",
     "evidence/derivation.py",
     "locate/locator.py",
+    "locate/context.py",
     "locate/normalize.py",
     "locate/edits.py",
     "locate/wordlists.py",

@@ -27,6 +27,12 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
+from citeledger.locate.context import (
+    abbreviation,
+    cut_problem,
+    is_description,
+    referent_problem,
+)
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
@@ -218,6 +224,10 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
         problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
+    if problem is None:
+        problem = cut_problem(prepared.text, res.char_start, res.char_end)
+    if problem is None and res.edits:
+        problem = referent_problem(prepared.text, res.edits)
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
@@ -940,7 +950,7 @@ def _starts_sentence(before: str) -> bool:
     if not before.strip(" \"'(\u201c\u2018"):
         return True
     m = _SENTENCE_START.search(before, max(0, len(before) - 24))
-    return m is not None and bool(m.group(1) is None or not _abbreviation(m.group(1)))
+    return m is not None and bool(m.group(1) is None or not abbreviation(m.group(1)))
 
 
 def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> str | None:
@@ -996,6 +1006,8 @@ def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> s
         return None  # "[the committee]" for "it"
     if is_reference(content):
         return None  # "[it]" for "the treatment": a reference that says less, never other
+    if is_description(got) and content[:1].isupper() and first_meaningful(content) is None:
+        return None  # "[Tunisia]" for "the country": a name (the source's, checked after)
     return (
         f"the bracketed '[{content}]' stands for '{got}': a bracket may only spell out what a "
         "word such as 'it', 'they' or 'this' refers to"
@@ -1174,21 +1186,9 @@ _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
 _GAP_SENTENCE_END = re.compile(
     r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])"
 )
-_ABBREVIATIONS = _wordset(
-    "mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co"
-    " ca approx resp viz bzw bzgl vgl usw ggf sog evtl"
-)
-
-
 _BROKEN_WORD = re.compile(r"(?<=[^\W\d_])(?:-\s+|\u00ad\s*)(?=[^\W\d_])")
 _SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
 _WORD_BEFORE = re.compile(r"(\w*)$")
-
-
-def _abbreviation(word: str) -> bool:
-    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
-    Smith", "U.S. Army", "S. Paulo")."""
-    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def _ends_sentence(text: str, x: int) -> bool:
@@ -1199,7 +1199,7 @@ def _ends_sentence(text: str, x: int) -> bool:
     if m is None:
         return text[x : x + 1] not in ".!?"
     before = _WORD_BEFORE.search(text, max(0, x - 12), x)
-    if before is not None and _abbreviation(before.group(1)):
+    if before is not None and abbreviation(before.group(1)):
         return False
     after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
     return not after[:1].islower()
@@ -1218,7 +1218,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
         lo -= 1
     stretch = text[max(0, lo - 1) : y + 2]
     crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
-        not _abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
+        not abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
     )
     if crosses and (short or not ended):
         problems.append(

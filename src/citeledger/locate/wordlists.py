@@ -107,6 +107,85 @@ ATTRIBUTIONS = _wordset(
     thinks noted stated wrote writes according told feared fears hoped insisted insists
     """
 )
+# The nouns of a stance, a frame that makes what follows someone's view rather than the
+# source's claim ("Another theory is that …", "There is worry …", "To the best of our
+# knowledge, …"): read only at a quote's edges, never refused in an omission.
+STANCES = _wordset(
+    """
+    theory theories hypothesis view views opinion belief beliefs worry worries fear concern
+    concerns hope hopes claim claims allegation allegations speculation suspicion rumor rumour
+    rumors rumours assumption impression knowledge guess argument suggestion possibility
+    """
+)
+# Words that, right after a quote (no punctuation between), open what limits it: its
+# condition, its exception, its bound ("takes 44% longer … when the backup task mechanism is
+# disabled", "minimax-optimal up to constant factors", "shown in real time except for …").
+TAIL_QUALIFIERS = (
+    *sorted(CONDITIONS),
+    "when",
+    "unless",
+    "except",
+    "excluding",
+    "although",
+    "though",
+    "even though",
+    "only",
+    "as long as",
+    "so long as",
+    "up to",
+    "at first",
+    "at least",
+    "at most",
+    "in part",
+    "to some extent",
+    "in some cases",
+    "in most cases",
+    "in theory",
+    "in principle",
+    "aside from",
+    "apart from",
+    "other than",
+    "rather than",
+    "instead of",
+    "compared to",
+    "compared with",
+    "relative to",
+)
+# ... and after the source's comma or dash: an exception or a condition still limits what
+# came before ("…, except that there is a very long tail"); a temporal "when" need not.
+TAIL_QUALIFIERS_AFTER_COMMA = (
+    "if",
+    "unless",
+    "except",
+    "excluding",
+    "provided",
+    "only if",
+    "only when",
+    "at least",
+    "at first",
+    "aside from",
+    "apart from",
+    "other than",
+    "rather than",
+    "instead of",
+)
+# Words that open a sentence without opening its frame: "But if …", "Indeed, when …".
+CONNECTIVES = _wordset("and but so yet indeed however also then now still thus hence")
+# Abbreviations whose full stop ends no sentence ("Dr.", "e.g.", "ca.", "bzw.").
+ABBREVIATIONS = _wordset(
+    """
+    mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co
+    ca approx resp viz bzw bzgl vgl usw ggf sog evtl
+    """
+)
+# A source line that ends with one of these goes on at the next, whatever its first letter
+# (a line that ends without them before a capital is a heading, a caption, a block's end).
+LINE_GOES_ON = _wordset(
+    """
+    the a an of to in on at by for with from and or nor but as that this these its their his
+    her our your than into onto via per is are was were be
+    """
+)
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
 DEGREES = _wordset(
