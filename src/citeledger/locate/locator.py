@@ -250,6 +250,16 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     """A quote that ends on a number must not cut it from its unit or scale: "scored 82.2" of
     "scored 82.2%", "more than 200" of "200 million users", "a period of 12" of "12 hours"."""
     body = raw.rstrip(" .,;:!?\"')]}\u201d\u2019")
+    if body[-1:].isalnum() and ce < len(text) and _RAISED.match(text, ce):
+        # "dimension n" of "dimension n²", "up to 2" of "2^28": the power is the value
+        return f"the quote stops before the power the source raises it to ('{text[ce]}')"
+    if body[-1:].isdigit() and ce < len(text):
+        m = _OPERATION.match(text, ce)
+        if m is not None:
+            # "2^15" of "2^15 - 1", "M = 200" of "M = 200, 000": the rest of the number
+            return (
+                f"the quote stops inside a number the source goes on with ('{m.group().strip()}')"
+            )
     if (
         body[-1:].isalpha()
         and ce < len(text)
@@ -324,6 +334,10 @@ def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     return None
 
 
+_RAISED = re.compile(f"[\\^{_SUPERSCRIPTS}]")
+# the source goes on with an operation on the number, or with its thousands as the extraction
+# spaced them ("200, 000")
+_OPERATION = re.compile(r"[^\S\n]?[-+\u2212\u00d7*/][^\S\n]?\d|,[^\S\n]?\d{3}(?!\d)")
 _NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
 _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(
