@@ -43,6 +43,7 @@ from citeledger.locate.wordlists import (
     INSERTIONS,
     NEGATIONS,
     NUMBER_WORDS,
+    REFERENCES,
     SYMBOLS,
     UNITS,
     clause_joint,
@@ -1292,6 +1293,22 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
                 f"subject of the quote's '{verb.group(1)}': the claim is made of another thing"
             )
             return False
+    closed = read.rstrip()[-1:] in ",)\u2014\u2013"  # an aside the source closes
+    verb = _INFINITIVE_NEXT.match(text, y)
+    word = _BROKEN_WORD.sub("", verb.group(1)) if verb else ""
+    if (
+        verb
+        and not closed
+        and word not in _NOT_VERBS
+        and not word.endswith("ing")  # "equivalent to disallowing": no infinitive
+    ):
+        # "could be used … to cure" of "used to try to cure", "you're … to build" of "you're
+        # helping Facebook to build": the verb that governs the infinitive is left out
+        problems.append(
+            f"the words left out at the ellipsis ('{_some_words(read)}') govern the quote's "
+            f"'to {word}': the claim is made of another act"
+        )
+        return False
     last = _LAST_WORDS.search(read)
     if last and _number_next(text, y):
         word = last.group(2).lower()
@@ -1315,6 +1332,15 @@ _LAST_WORDS = re.compile(r"(?:([^\W\d_]+)\s+)?([^\W\d_]+)\W*$")
 _NUMBER_NEXT = re.compile(r"\s*[-+\u2212~\u2248$\u20ac\u00a3]?\d")
 _WORD_NEXT = re.compile(r"\s*([^\W\d_]+)")
 _FIRST_WORD = re.compile(r"([^\W\d_]+)\b")  # at the omission's very start: no comma before
+
+
+_INFINITIVE_NEXT = re.compile(r"\s*to\s+([a-z]+(?:-\s*\n\s*[a-z]+)?)\b")
+_NOT_VERBS = REFERENCES | _wordset("a an every each all some any no more most such both")
+
+
+def _some_words(s: str, n: int = 4) -> str:
+    words = s.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
 
 
 def _number_next(text: str, y: int) -> bool:

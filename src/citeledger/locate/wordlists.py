@@ -54,7 +54,7 @@ QUANTIFIERS = _wordset(
     wholly fully completely totally none half majority minority just merely simply solely
     purely exclusively mere sole little enough numerous plenty per maximum minimum average
     median total everything anything something everyone anyone someone everybody anybody
-    somebody everywhere anywhere somewhere
+    somebody everywhere anywhere somewhere remaining
     """
 )
 # Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
@@ -200,16 +200,32 @@ DEGREES = _wordset(
 )
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
 NEGATIVE_PHRASES = ("instead of", "rather than", "other than", "apart from", "far from")
+# Phrases of degree and of a population at risk: "thanks in part to plastic" is not "thanks …
+# to plastic" (a partial cause made the whole), nor "children at high risk for getting
+# allergies" "children … getting allergies" (a risk group made the sick).
+DEGREE_PHRASES = (
+    "in part",
+    "in large part",
+    "for the most part",
+    "to some extent",
+    "to a degree",
+    "in some cases",
+    "at risk",
+    "at high risk",
+    "at low risk",
+)
 # A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
 # are too common as plain syllables: their negative words are listed one by one above.
 NEGATIVE_PREFIXES = ("un", "non")
-# ... except in these words, where "un" is not a prefix.
+# ... except in words that start with these, where "un" is not a prefix (their inflections
+# too: "uniforms", "unions", "uniquely", "universities", "University's").
 NOT_PREFIXED = _wordset(
     """
-    under underlying understand understanding understood undergo undertake uniform union unique
-    unit units unity universal universe university unison until unto uncle
+    under understand understood undergo undertake uniform union unique unit unity univers
+    unison until unto uncle
     """
 )
+_NOT_PREFIXED = tuple(sorted(NOT_PREFIXED))
 # Numbers spelled out: a number all the same ("one" is left out: far more often a pronoun,
 # "this one", than a count).
 NUMBER_WORDS = _wordset(
@@ -296,6 +312,9 @@ _PHRASE = re.compile(
     r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in NEGATIVE_PHRASES) + r")\b"
 )
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
+_DEGREE_PHRASE = re.compile(
+    r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in DEGREE_PHRASES) + r")\b"
+)
 _SO_CALLED = re.compile(r"\bso[\s\-\u2010\u2011]*called\b")
 _CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
 _CLASS_STARTS = (*NEGATIVE_PREFIXES, "n'", "n’")  # "un-", "non-", French "n'"
@@ -350,7 +369,7 @@ def word_class(word: str) -> str | None:
     if w.endswith("less") and len(w) > 6:
         return "negative word"  # "useless", "regardless"
     for p in NEGATIVE_PREFIXES:
-        if w.startswith(p) and len(w) >= len(p) + 4 and w not in NOT_PREFIXED:
+        if w.startswith(p) and len(w) >= len(p) + 4 and not w.startswith(_NOT_PREFIXED):
             return "negative word"
     return None
 
@@ -363,6 +382,9 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
     m = _PHRASE.search(low)
     if m:
         return " ".join(m.group().split()), "negative word"
+    m = _DEGREE_PHRASE.search(low)
+    if m:
+        return " ".join(m.group().split()), "degree or time word"
     if "called" in low:
         m = _SO_CALLED.search(low)
         if m:
