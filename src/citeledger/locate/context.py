@@ -27,6 +27,7 @@ from citeledger.locate.wordlists import (
     HEDGES,
     LINE_GOES_ON,
     REFERENCES,
+    SAYING,
     STANCES,
     TAIL_QUALIFIERS,
     TAIL_QUALIFIERS_AFTER_COMMA,
@@ -41,10 +42,11 @@ LOOK_AFTER = 400  # ... and after it (the rest of its sentence)
 REFERENT_SENTENCES = 3  # a bracket's referent is named in the sentence or the three before
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+_TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # a word or a number
 # a fronted frame ends with a comma (and maybe "then"): "If confirmed in trials, ⟦…"
 _FRAME_END = re.compile(r",[\"'\u201d\u2019)]*\s*(?:then\s+)?$", re.IGNORECASE)
 # the clause a quote starts in: after the last , ; : ( or dash of its lead-in
-_CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-\s")
+_CLAUSE_BREAK = re.compile(r"[.!?,;:()\u2014\u2013]|\s-\s")
 # what opens a fronted frame that governs the main clause: a condition, a concession, an
 # attribution, a hedge, a stance ("To the best of our knowledge,"), a negation, a population
 _FRAME_WORDS = (
@@ -54,6 +56,7 @@ _FRAME_WORDS = (
     | STANCES
     | frozenset({"when", "unless", "although", "though", "among", "except"})
 )
+_AFTER_FULL_STOP = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+$")
 _ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 _TAIL_START = re.compile(r"[\"'\u201d\u2019)\]]*(?P<p>[^\S\n]*[,\u2014\u2013(]|[^\S\n]+-)?\s*")
 _OR_LIST = re.compile(
@@ -126,11 +129,13 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
 
 
 def _lead_problem(lead: str) -> str | None:
+    if _AFTER_FULL_STOP.search(lead):
+        return None  # the quote starts a sentence of the source ("No. The plan", "Dr. Smith")
     words = _WORD.findall(lead)
     if not words:
         return None
     clause = _CLAUSE_BREAK.split(lead)[-1]
-    cwords = _WORD.findall(clause)
+    cwords = _TOKEN.findall(clause)
     low = [w.lower() for w in cwords]
     if _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
@@ -151,8 +156,8 @@ def _lead_problem(lead: str) -> str | None:
                 f"the quote starts after '{_last_words(clause)}': it is what the source's "
                 f"'{frame}' frames, not the source's own claim: quote from that frame"
             )
-    elif low and lead[-1:].isspace() and _frames(cwords[-1], stance_only=True):
-        # "There is worry ⟦the government will …", "Smith said ⟦the plan …"
+    elif low and lead[-1:].isspace() and _says(low):
+        # "Smith said ⟦the plan …", "There is worry ⟦the government will …"
         return (
             f"the quote starts after '{_last_words(clause)}': it is what the source's "
             f"'{cwords[-1]}' frames, not the source's own claim: quote from that frame"
@@ -184,13 +189,21 @@ def _fronted_frame(words: list[str]) -> str | None:
     return None
 
 
-def _frames(word: str, *, stance_only: bool = False) -> bool:
+def _frames(word: str) -> bool:
     """Whether ``word`` opens a frame: a condition, an attribution, a hedge or a stance (in
     lower case: "Theory" of "Theory of Computing" is a name's)."""
     w = word.lower()
     if w in STANCES or w in ATTRIBUTIONS:
         return word.islower()
-    return not stance_only and w in _FRAME_WORDS
+    return w in _FRAME_WORDS
+
+
+def _says(low: list[str]) -> bool:
+    """Whether a clause ends with a verb of saying ("Smith said") or a stance stated ("There
+    is worry", "the fear was"), so that what follows is someone's report or view."""
+    if low[-1] in SAYING:
+        return True
+    return len(low) >= 2 and low[-1] in STANCES and low[-2] in ("is", "was", "are", "were")
 
 
 def _tail_problem(tail: str) -> str | None:

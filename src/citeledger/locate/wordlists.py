@@ -186,6 +186,9 @@ LINE_GOES_ON = _wordset(
     her our your than into onto via per is are was were be
     """
 )
+# ... of them, the verbs only (not "claims", "reports", "fears", "hopes", "thought", also
+# nouns): "Smith said ⟦the plan …⟧" reports what Smith said, "an insurance claim ⟦must …⟧" not.
+SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according")
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
 DEGREES = _wordset(
