@@ -151,6 +151,11 @@ def _lead_problem(lead: str) -> str | None:
     # the words before a "that" (three at most) make what follows someone's report or view
     if low and low[-1] in ("that", "whether"):
         frame = next((w for w in reversed(cwords[-4:-1]) if _frames(w) or is_negation(w)), None)
+        if frame is not None and is_negation(frame):
+            return (
+                f"the quote starts inside a clause the source negates ('{_last_words(clause)}'"
+                "): quote from the negation"
+            )
         if frame is not None:
             return (
                 f"the quote starts after '{_last_words(clause)}': it is what the source's "

@@ -225,10 +225,14 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
         problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
+    reason = "the quote is not in the source"
     if problem is None:
         problem = cut_problem(prepared.text, res.char_start, res.char_end)
-    if problem is None and res.edits:
-        problem = referent_problem(prepared.text, res.edits)
+        if problem is None and res.edits:
+            problem = referent_problem(prepared.text, res.edits)
+        if problem is not None:
+            # its words are there: what the writer must hear is why they are not the claim
+            reason = "the quote's words are in the source, but not as its claim"
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
@@ -243,7 +247,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         candidate=res.source_quote,
         score=res.score,
         differences=(problem,),
-        reason="the quote is not in the source",
+        reason=reason,
     )
 
 
@@ -256,7 +260,7 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
         return f"the quote stops before the power the source raises it to ('{text[ce]}')"
     if body[-1:].isdigit() and ce < len(text):
         m = _OPERATION.match(text, ce)
-        if m is not None:
+        if m is not None and (m.group()[0] != "," or _THOUSANDS_HEAD.search(body)):
             # "2^15" of "2^15 - 1", "M = 200" of "M = 200, 000": the rest of the number
             return (
                 f"the quote stops inside a number the source goes on with ('{m.group().strip()}')"
@@ -339,6 +343,7 @@ _RAISED = re.compile(f"[\\^{_SUPERSCRIPTS}]")
 # the source goes on with an operation on the number, or with its thousands as the extraction
 # spaced them ("200, 000")
 _OPERATION = re.compile(r"[^\S\n]?[-+\u2212\u00d7*/][^\S\n]?\d|,[^\S\n]?\d{3}(?!\d)")
+_THOUSANDS_HEAD = re.compile(r"(?<![\d,.])\d{1,3}$")  # "200" may go on ", 000"; "2019" not
 _NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
 _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(
