@@ -198,3 +198,32 @@ def test_an_omission_may_not_take_the_verb_or_degree_the_rest_rests_on(
 def test_an_aside_before_an_infinitive_or_with_an_un_word_may_go(source: str, quote: str) -> None:
     got = locate(source, quote)
     assert got.found, got.differences
+
+
+def test_the_builds_window_judges_a_quote_as_the_whole_text_does() -> None:
+    """The build re-checks a receipt in a window of the source (judge._window): it must read
+    the frame and the referent verify read, or an honest bracket fails at build time and a
+    cut from a long frame passes there."""
+    from citeledger.judge import _window
+
+    filler = "The weather was mild and the roads were quiet all week. " * 20
+    frame = "If the council approves the plan at its meeting next month after the review, "
+    text = filler + "Mr Ruiz spoke first. " + filler + "Ms Okafor chaired it. "
+    text += "The parks, the markets and the roads of the old town were quiet all through the week. "
+    text += "Later she closed the vote. Then he left. "
+    text += filler + frame + "the depot will close by the end of the year."
+    for quote, found in (
+        ("Later [Ms Okafor] closed the vote.", True),
+        ("Then [Mr Ruiz] left.", False),  # named too far back, in both readings
+        ("the depot will close by the end of the year", False),
+        ("Later she closed the vote.", True),
+    ):
+        whole = locate(text, quote)
+        assert whole.found is found, whole.differences
+        if whole.char_start is None or whole.char_end is None:
+            start = text.index(quote.replace("[Mr Ruiz]", "he"))
+            end = start + len(quote)
+        else:
+            start, end = whole.char_start, whole.char_end
+        lo, hi = _window(text, start, end)
+        assert locate(text[lo:hi], quote).found is found, quote

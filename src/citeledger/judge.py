@@ -816,8 +816,11 @@ def _window(text: str, start: int, end: int) -> tuple[int, int]:
     """The span and ``_CONTEXT`` characters either side, widened so that neither edge cuts a
     word or number: the window starts where a word starts and ends where one ends, or at the
     text's own edges (taken when no space is near enough)."""
+    from citeledger.locate.context import LOOK_AFTER, LOOK_BEFORE
+
     n = len(text)
-    lo, hi = max(0, start - _CONTEXT), min(n, end + _CONTEXT)
+    # at least what the locator reads of a quote's sentence (its frame, a bracket's referent)
+    lo, hi = max(0, start - max(_CONTEXT, LOOK_BEFORE)), min(n, end + max(_CONTEXT, LOOK_AFTER))
     floor, ceiling = max(0, lo - _EDGE_REACH), min(n, hi + _EDGE_REACH)
     while lo and not (text[lo - 1].isspace() and not text[lo].isspace()):
         lo = lo - 1 if lo > floor else 0

@@ -37,8 +37,11 @@ from citeledger.locate.wordlists import (
 )
 from citeledger.model import Edit
 
-LOOK_BEFORE = 900  # characters of the source read before a quote (its lead-in, a referent)
-LOOK_AFTER = 400  # ... and after it (the rest of its sentence)
+# Characters of the source read before a quote (its lead-in, a referent) and after it (the rest
+# of its sentence); the build's re-check (judge._window) reads at least as much around a span,
+# so that it judges the quote as verify did.
+LOOK_BEFORE = 900
+LOOK_AFTER = 400
 REFERENT_SENTENCES = 3  # a bracket's referent is named in the sentence or the three before
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
@@ -125,7 +128,7 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
             return problem
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
         return None  # the quote ends where the source's sentence does
-    return _tail_problem(text[ce:end])
+    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)])
 
 
 def _lead_problem(lead: str) -> str | None:
@@ -249,7 +252,8 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
     """Why a bracket that spells out a reference ("[Obama]" for "he", "[Tunisia]" for "the
     country") names what the source does not name there, or None. The name must be the
-    source's: all its words together somewhere before the reference, and in the reference's
+    source's: all its words together in the ``LOOK_BEFORE`` characters before the reference
+    (what the build's re-check reads too), and in the reference's
     sentence or the three before it the whole of a description ("the Reduce function") or a
     name's last word ("Obama" of "[Barack Obama]")."""
     for e in edits:
@@ -272,7 +276,8 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
         # must be there whole ("the Reduce function" is not "[the Map function]")
         named = all(w[:1].isupper() for w in key)
         head = normalize_for_match(key[-1]).lower() if named else phrase
-        if not re.search(rf"\b{anywhere}", text[: e.char_start], re.IGNORECASE) or not re.search(
+        back = text[max(0, e.char_start - LOOK_BEFORE) : e.char_start]
+        if not re.search(rf"\b{anywhere}", back, re.IGNORECASE) or not re.search(
             rf"\b{re.escape(head)}", near
         ):
             return (
