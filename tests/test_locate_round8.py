@@ -5,9 +5,14 @@ quote beside it that must still pass (docs/editorial-marks.md). The texts are ma
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from citeledger.judge import Judge
 from citeledger.locate.locator import locate
+from citeledger.model import CitationRef, State
+from test_judge import _ledger, _verified
 
 
 @pytest.mark.parametrize(
@@ -204,7 +209,7 @@ def test_the_builds_window_judges_a_quote_as_the_whole_text_does() -> None:
     """The build re-checks a receipt in a window of the source (judge._window): it must read
     the frame and the referent verify read, or an honest bracket fails at build time and a
     cut from a long frame passes there."""
-    from citeledger.judge import _window
+    from citeledger.judge import _window  # the build's window, a private helper
 
     filler = "The weather was mild and the roads were quiet all week. " * 20
     frame = "If the council approves the plan at its meeting next month after the review, "
@@ -227,3 +232,17 @@ def test_the_builds_window_judges_a_quote_as_the_whole_text_does() -> None:
             start, end = whole.char_start, whole.char_end
         lo, hi = _window(text, start, end)
         assert locate(text[lo:hi], quote).found is found, quote
+
+
+def test_verify_records_a_cut_and_the_judge_says_why(tmp_path: Path) -> None:
+    """The real receipt path (extract → locate → evidence → judge): a quote cut from its
+    sentence's exception is recorded not-found, and the breakdown says its words are there
+    but not as the source's claim, and which words to quote."""
+    source, receipt = _verified(tmp_path, "an appeal must be received within 30 days")
+    assert receipt.outcome == "not-found"
+    verdict = Judge(_ledger(tmp_path, source)).judge(CitationRef(source.key))
+    assert verdict.state is State.QUOTE_NOT_FOUND
+    assert (
+        "are in the source" in verdict.reasons[0] and "say what it does not" in verdict.reasons[0]
+    )
+    assert any("'Except'" in r and "from its start" in r for r in verdict.reasons), verdict.reasons

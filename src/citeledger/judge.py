@@ -26,7 +26,7 @@ from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
 from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
-from citeledger.locate.edits import count_phrase, describe, describe_all
+from citeledger.locate.edits import CUT_REASON, count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
@@ -420,7 +420,10 @@ class Judge:
             )
         if outcome == "not-found":
             reasons = [
-                f"The quoted words are not in the source retrieved on {receipt.retrieved_at}."
+                f"The quoted words are in the source retrieved on {receipt.retrieved_at}, but "
+                "cut so that they say what it does not."
+                if receipt.reason == CUT_REASON
+                else f"The quoted words are not in the source retrieved on {receipt.retrieved_at}."
             ]
             reasons.extend(receipt.differences)
             if receipt.candidate:

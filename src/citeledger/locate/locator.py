@@ -33,6 +33,7 @@ from citeledger.locate.context import (
     is_description,
     referent_problem,
 )
+from citeledger.locate.edits import CUT_REASON
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
@@ -232,7 +233,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
             problem = referent_problem(prepared.text, res.edits)
         if problem is not None:
             # its words are there: what the writer must hear is why they are not the claim
-            reason = "the quote's words are in the source, but not as its claim"
+            reason = CUT_REASON
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
