@@ -118,8 +118,10 @@ def test_every_kind_is_measured_on_enough_cases_and_every_honest_kind_is_found(
         "stops_before_negation",
         "full_stop_where_source_goes_on",
         "ellipsis_takes_subject",
+        "bracket_referent_not_named",
     ):
         assert len(seen.get((kind, False), [])) >= 40, kind
+    assert seen.get(("window_cut_from_frame", False)), "no window cut from its sentence's frame"
     assert seen.get(("ellipsis_foreign_negation", False)), "no foreign negation omitted"
     assert seen.get(("ellipsis_aside_clause", True)), "no honest aside clause omitted"
 

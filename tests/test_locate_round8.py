@@ -124,6 +124,8 @@ def test_a_definite_description_may_be_spelled_out_by_the_name_before_it() -> No
     text = "Chile held a vote in 2020. Then the country chose to write a new constitution."
     assert locate(text, "Then [Chile] chose to write a new constitution").found
     assert not locate(text, "Then [Peru] chose to write a new constitution").found
+    # only a name spells a description out: "[The vote]" for "the country" is another word
+    assert not locate(text, "Then [The vote] chose to write a new constitution").found
     # a description holding a listed word is not a reference
     text = "Chile held a vote. Then the two countries chose to sign."
     assert not locate(text, "Then [Chile] chose to sign").found

@@ -299,6 +299,13 @@ def _sentences_before(text: str, at: int) -> str:
     return text[starts[-1 - REFERENT_SENTENCES] : at]
 
 
+def is_name(content: str) -> bool:
+    """Whether a bracket's ``content`` is a name: every word past a determiner capitalised
+    ("Tunisia", "the United Nations"), none a listed word."""
+    words = [w for w in _NAME_WORDS.findall(content) if w.lower() not in REFERENCES]
+    return bool(words) and all(w[:1].isupper() for w in words) and not first_meaningful(content)
+
+
 _DESCRIPTION = re.compile(r"(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?")
 
 

@@ -31,6 +31,7 @@ from citeledger.locate.context import (
     abbreviation,
     cut_problem,
     is_description,
+    is_name,
     referent_problem,
 )
 from citeledger.locate.edits import CUT_REASON
@@ -1027,7 +1028,7 @@ def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> s
         return None  # "[the committee]" for "it"
     if is_reference(content):
         return None  # "[it]" for "the treatment": a reference that says less, never other
-    if is_description(got) and content[:1].isupper() and first_meaningful(content) is None:
+    if is_description(got) and is_name(content):
         return None  # "[Tunisia]" for "the country": a name (the source's, checked after)
     return (
         f"the bracketed '[{content}]' stands for '{got}': a bracket may only spell out what a "
