@@ -40,8 +40,8 @@ from citeledger.model import Edit
 # Characters of the source read before a quote (its lead-in, a referent) and after it (the rest
 # of its sentence); the build's re-check (judge._window) reads at least as much around a span,
 # so that it judges the quote as verify did.
-LOOK_BEFORE = 900
-LOOK_AFTER = 400
+LOOK_BEFORE = 600
+LOOK_AFTER = 300
 REFERENT_SENTENCES = 3  # a bracket's referent is named in the sentence or the three before
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
