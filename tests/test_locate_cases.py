@@ -119,6 +119,7 @@ def test_every_kind_is_measured_on_enough_cases_and_every_honest_kind_is_found(
         "full_stop_where_source_goes_on",
         "ellipsis_takes_subject",
         "bracket_referent_not_named",
+        "ellipsis_takes_governing_verb",
     ):
         assert len(seen.get((kind, False), [])) >= 40, kind
     assert seen.get(("window_cut_from_frame", False)), "no window cut from its sentence's frame"

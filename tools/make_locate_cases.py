@@ -37,6 +37,7 @@ from citeledger.locate.locator import NEGATIONS, STOPWORDS  # noqa: E402
 from citeledger.locate.normalize import normalize_for_match  # noqa: E402
 from citeledger.locate.wordlists import (  # noqa: E402
     ATTRIBUTIONS,
+    REFERENCES,
     STANCES,
     TAIL_QUALIFIERS,
     TAIL_QUALIFIERS_AFTER_COMMA,
@@ -1214,6 +1215,17 @@ _SUBJECT_SITE = re.compile(
     r"(?<=[a-z] )(?:that|which|who) (?:[\w’'-]+ ){1,4}?"
     r"(?=(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should) )"
 )
+# two words before a kept infinitive, no comma ("used to try to cure", "helping Facebook to
+# build"): left out, the verb that governs the infinitive goes with them
+_NOT_INFINITIVE = sorted(
+    REFERENCES
+    | {"a", "an", "be", "such", "both", "what", "every", "each", "all", "any", "some"}
+    | {"no", "more", "most"}
+)
+_GOVERNING_SITE = re.compile(
+    r"(?<=[a-z] )[a-z]+ [a-z]+ (?=to (?!(?:" + "|".join(_NOT_INFINITIVE) + r") )"
+    r"[a-z]{3,}(?<!ing) [a-z])"
+)
 _ASIDE_SITE = re.compile(r"(?<=[a-z]), (?:which|who) [^,.;:()\[\]\n]{8,70},(?= [a-z])")
 FOREIGN = ("folha", "heise", "lemonde", "liberation", "la-nacion")
 
@@ -1268,7 +1280,8 @@ def edge_cases(
     standing for a listed word, a bracketed case change mid-quote, a quote starting right after
     or stopping right before the source's negation, a full stop of the quote's own where the
     source goes on, an ellipsis over a negation in the source's language or over the subject
-    of the next verb; and the honest omission of an aside clause in commas."""
+    of the next verb or the verb that governs a kept infinitive; and the honest omission of an
+    aside clause in commas."""
     out: list[dict] = []
 
     def sites(rx: re.Pattern[str]) -> list[re.Match[str]]:
@@ -1382,6 +1395,11 @@ def edge_cases(
         each("ellipsis_foreign_negation", _FOREIGN_NEGATION, make, 3 * quota)
     each("ellipsis_takes_subject", _SUBJECT_SITE, omit("ellipsis_takes_subject", False))
     each("ellipsis_aside_clause", _ASIDE_SITE, omit("ellipsis_aside_clause", True))
+    each(
+        "ellipsis_takes_governing_verb",
+        _GOVERNING_SITE,
+        omit("ellipsis_takes_governing_verb", False),
+    )
     return out
 
 
