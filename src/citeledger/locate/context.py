@@ -123,7 +123,9 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     start, end = _sentence_at(text, cs, ce)
     lead = text[start:cs]
     if lead.strip(" \t\n\"'(\u201c\u2018["):
-        problem = _lead_problem(lead)
+        # no sentence end in the stretch read: its opening is not seen, only its last clause
+        opened = start == 0 or start > cs - LOOK_BEFORE
+        problem = _lead_problem(lead, opened)
         if problem:
             return problem
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
@@ -131,7 +133,7 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)])
 
 
-def _lead_problem(lead: str) -> str | None:
+def _lead_problem(lead: str, opened: bool = True) -> str | None:
     if _AFTER_FULL_STOP.search(lead):
         return None  # the quote starts a sentence of the source ("No. The plan", "Dr. Smith")
     words = _WORD.findall(lead)
@@ -140,7 +142,7 @@ def _lead_problem(lead: str) -> str | None:
     clause = _CLAUSE_BREAK.split(lead)[-1]
     cwords = _TOKEN.findall(clause)
     low = [w.lower() for w in cwords]
-    if _FRAME_END.search(lead):
+    if opened and _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
         frame = _fronted_frame(words)
