@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from citeledger.cli.locate import extract_path, run_batch, score_cases
+from citeledger.judge import _window
 from citeledger.locate.locator import locate
 from citeledger.locate.normalize import normalize_for_match
 from conftest import CORPUS, REPO
@@ -117,8 +118,11 @@ def test_every_kind_is_measured_on_enough_cases_and_every_honest_kind_is_found(
         "stops_before_negation",
         "full_stop_where_source_goes_on",
         "ellipsis_takes_subject",
+        "bracket_referent_not_named",
+        "ellipsis_takes_governing_verb",
     ):
         assert len(seen.get((kind, False), [])) >= 40, kind
+    assert seen.get(("window_cut_from_frame", False)), "no window cut from its sentence's frame"
     assert seen.get(("ellipsis_foreign_negation", False)), "no foreign negation omitted"
     assert seen.get(("ellipsis_aside_clause", True)), "no honest aside clause omitted"
 
@@ -145,7 +149,8 @@ def test_honest_quotes_are_found_at_their_own_words(batch: tuple[list[dict], lis
 
 
 def test_found_spans_still_hold_within_a_small_window(batch: tuple[list[dict], list[dict]]) -> None:
-    """What the judge re-checks at build time: the span and 64 characters either side."""
+    """What the judge re-checks at build time: the span and the context around it that the
+    locator reads (``judge._window``: its sentence's frame, a bracket's referent)."""
     cases, results = batch
     by_id = {r["id"]: r for r in results}
     texts: dict[str, str] = {}
@@ -157,8 +162,8 @@ def test_found_spans_still_hold_within_a_small_window(batch: tuple[list[dict], l
         text = texts.setdefault(c["source"], "")
         if not text:
             text = texts[c["source"]] = extract_path(REPO / c["source"]).text
-        lo = max(0, r["char_start"] - 64)
-        w = locate(text[lo : r["char_end"] + 64], c["quote"])
+        lo, hi = _window(text, r["char_start"], r["char_end"])
+        w = locate(text[lo:hi], c["quote"])
         if not (w.found and w.char_start is not None and lo + w.char_start < r["char_end"]):
             lost.append(c["id"])
     assert not lost, lost

@@ -84,10 +84,22 @@ def test_an_approximator_before_a_number_may_not_be_left_out() -> None:
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
-        ("We expect to polish it, and beef up the site later.", "polish [the site], and beef up"),
-        ("Satisfies them; our goal is to find one soon.", "Satisfies [the functions]; our goal"),
-        ("\u201cHe carried a lot in his head,\u201d she said.", "\u201c[Lorenz] carried a lot in"),
-        ("Thus (this follows from [10]) we see it.", "Thus ([this result] follows from [10])"),
+        (
+            "The site is new. We expect to polish it, and beef up the site later.",
+            "polish [the site], and beef up",
+        ),
+        (
+            "We fixed the functions. Satisfies them; our goal is to find one soon.",
+            "Satisfies [the functions]; our goal",
+        ),
+        (
+            "Lorenz worked alone. \u201cHe carried a lot in his head,\u201d she said.",
+            "\u201c[Lorenz] carried a lot in",
+        ),
+        (
+            "The result is old. Thus (this follows from [10]) we see it.",
+            "Thus ([this result] follows from [10])",
+        ),
     ],
 )
 def test_a_reference_bracket_beside_punctuation_is_honest(source: str, quote: str) -> None:
@@ -149,7 +161,9 @@ def test_an_ellipsis_quote_may_not_smuggle_a_bracketed_change(quote: str) -> Non
 def test_a_bracket_may_not_put_another_reference_in_a_references_place(
     content: str, source: str
 ) -> None:
-    text = f"The report said that {source} was approved by the council in the end."
+    text = (
+        f"The plan came up. The report said that {source} was approved by the council in the end."
+    )
     assert not locate(text, f"The report said that [{content}] was approved by the council").found
     assert locate(text, "The report said that [the plan] was approved by the council").found
 
@@ -522,10 +536,19 @@ def test_a_bracket_may_not_stand_for_a_listed_word_or_leave_words_out(
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
-        ("The inspectors said it was found in the river.", "said [the solvent] was found"),
+        (
+            "The solvent leaked. The inspectors said it was found in the river.",
+            "said [the solvent] was found",
+        ),
         ("Police found a van near the bridge on Tuesday.", "Police found [the] van near"),
-        ("Two plans came up, and the former was dropped.", "and [the merger] was dropped"),
-        ("It was approved by the council in the end.", "[The budget] was approved by"),
+        (
+            "Two plans, a merger and a sale, came up, and the former was dropped.",
+            "and [the merger] was dropped",
+        ),
+        (
+            "The budget was late. It was approved by the council in the end.",
+            "[The budget] was approved by",
+        ),
     ],
 )
 def test_a_bracket_spelling_out_a_reference_still_passes(source: str, quote: str) -> None:
@@ -611,7 +634,7 @@ def test_a_quote_may_not_start_or_stop_beside_a_reversing_word(source: str, quot
         ("The plan was dropped. Nothing else changed.", "The plan was dropped."),
         ("The plan was dropped, not delayed, in May.", "The plan was dropped"),
         (
-            "The alarm goes off every hour until someone resets it.",
+            "The alarm goes off every hour and wakes the street.",
             "The alarm goes off every hour …",
         ),
         (

@@ -7,6 +7,7 @@ The texts here are made up for these tests (repetitive on purpose, so that passa
 from __future__ import annotations
 
 import random
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -53,7 +54,9 @@ def test_found_ambiguous_and_first_span_agree_with_a_plain_scan(seed: int, at: i
     r = locate(text, needle)
     if not starts:
         return  # edge punctuation or a fuzzy match decide those; not this test's business
-    before = p.norm[: starts[0]].split()[-1:] if p.norm[starts[0] - 1 : starts[0]].isspace() else []
+    # the three words before, in the clause the quote starts in (a negation there governs it)
+    lead = re.split(r"[,;:.]", p.norm[: starts[0]])[-1]
+    before = lead.split()[-3:] if p.norm[starts[0] - 1 : starts[0]].isspace() else []
     rest = p.norm[starts[0] + len(needle) :]
     after = rest.split()[:1] if rest[:1].isspace() else []
     if any(word_class(w.strip(".,;")) == "negation" for w in before + after):

@@ -35,7 +35,16 @@ sys.path.insert(0, str(REPO / "src"))
 from citeledger.cli.locate import extract_path  # noqa: E402
 from citeledger.locate.locator import NEGATIONS, STOPWORDS  # noqa: E402
 from citeledger.locate.normalize import normalize_for_match  # noqa: E402
-from citeledger.locate.wordlists import clause_joint, first_meaningful, word_class  # noqa: E402
+from citeledger.locate.wordlists import (  # noqa: E402
+    ATTRIBUTIONS,
+    REFERENCES,
+    STANCES,
+    TAIL_QUALIFIERS,
+    TAIL_QUALIFIERS_AFTER_COMMA,
+    clause_joint,
+    first_meaningful,
+    word_class,
+)
 
 CORPUS = REPO.parent / "shared" / "corpus"
 # Public-domain or openly licensed sources may give more quotations than the rest.
@@ -304,18 +313,42 @@ PRONOUNS = (
 )
 
 
+_NAME_BEFORE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?(?=[ ,.;:])")
+FAKE_REFERENTS = ("the authors", "the committee", "the system", "the project")
+
+
+def _pronoun_indexes(w: list[str]) -> list[int]:
+    return [i for i in range(1, len(w) - 1) if w[i].lower() in PRONOUNS]
+
+
 def v_bracket_word(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A pronoun spelled out by a name the source gives in the sentences before (the rule: a
+    bracket names what the source itself refers to there), or a [sic] inserted."""
     w = _words(s)
-    idx = [i for i in range(1, len(w) - 1) if w[i].lower() in PRONOUNS]
-    if idx:
+    idx = _pronoun_indexes(w)
+    names = _NAME_BEFORE.findall(ctx.get("before", ""))
+    if idx and names:
         i = rng.choice(idx)
-        w[i] = rng.choice(["[the authors]", "[the committee]", "[the system]", "[the project]"])
+        name = names[-1]
+        w[i] = f"[{name}'s]" if w[i].lower() in ("its", "their", "his", "her") else f"[{name}]"
         return " ".join(w)
     idx = [i for i in range(2, len(w) - 2) if w[i].isalpha()]
     if not idx:
         return None
     i = rng.choice(idx)
     return " ".join([*w[: i + 1], "[sic]", *w[i + 1 :]])
+
+
+def e_bracket_not_named(s: str, rng: random.Random, ctx: dict) -> str | None:
+    """A pronoun spelled out by a referent the source never names: "[the committee]" for
+    "it" where no committee is in the text is the writer's guess, not the source's word."""
+    w = _words(s)
+    idx = _pronoun_indexes(w)
+    fakes = [f for f in FAKE_REFERENTS if f.split()[-1] not in ctx["norm"].lower()]
+    if not idx or not fakes:
+        return None
+    w[rng.choice(idx)] = f"[{rng.choice(fakes)}]"
+    return " ".join(w)
 
 
 def _has_negation(words: list[str]) -> bool:
@@ -338,6 +371,8 @@ def v_ellipsis(s: str, rng: random.Random, ctx: dict) -> str | None:
             and not first_meaningful(omitted)
             # the mark before the gap counts too: the locator reads "them, … a" as ", and …"
             and not clause_joint(w[a - 1][-1:] + " " + " ".join(w[a:b]))
+            # nor the verb that governs a kept infinitive ("used … to cure" of "used to try to")
+            and not (w[b].lower() == "to" and not w[b - 1].endswith((",", ")")))
         ):
             mark = rng.choice([" ... ", " … ", " [...] ", " . . . "])
             return " ".join(w[:a]) + mark + " ".join(w[b:])
@@ -384,6 +419,9 @@ def v_short(s: str, rng: random.Random, ctx: dict) -> str | None:
     n = rng.randint(3, 4)
     i = rng.randint(1, len(w) - n - 1)
     chunk = " ".join(w[i : i + n]).strip(".,;:!?\"'()")
+    a = len(" ".join(w[:i])) + 1
+    if _cut_from_frame(s, a, a + len(chunk)):
+        return None  # cut from its sentence's "If …," or before its "except": not honest
     return chunk if len(chunk.split()) == n else None
 
 
@@ -953,6 +991,7 @@ EDIT_ALTERED: list[tuple[str, Callable[..., str | None]]] = [
     ("bracket_number", e_bracket_number),
     ("bracket_content_word", e_bracket_content),
     ("bracket_inserted_word", e_bracket_inserted),
+    ("bracket_referent_not_named", e_bracket_not_named),
     ("ellipsis_listed_word", e_ellipsis_listed),
     ("ellipsis_unmarked_sentences", e_ellipsis_sentences_unmarked),
     ("ellipsis_across_paragraphs", e_ellipsis_paragraphs),
@@ -995,6 +1034,47 @@ def _beside_negation(text: str, a: int, b: int) -> bool:
         return False
     m = _WORD_AFTER.match(text, b)
     return m is not None and word_class(m.group(1)) == "negation"
+
+
+_SENTENCE_BEFORE = re.compile(r"(?:[.!?][\"'”’)\]]*\s+|\n[^\S\n]*\n)(?=[^.!?]*$)")
+_FRAME_OPENERS = ("if", "when", "unless", "although", "though", "whenever", "provided")
+FRAMES = ATTRIBUTIONS | STANCES
+_QUALIFIER_AFTER = re.compile(
+    r"[\"'”’)\]]*(,|[^\S\n]*[—–])?[^\S\n]*\n?[^\S\n]*([a-z]+(?: [a-z]+){0,2})"
+)
+
+
+def _cut_from_frame(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is cut from its sentence's frame or limit: its sentence opens
+    with "If …," (or "When", "Unless", …) before it, or it stops right before the source's
+    "if", "except", "only", "up to" … (``TAIL_QUALIFIERS``): its words alone say more than
+    the source does (docs/editorial-marks.md)."""
+    m = _SENTENCE_BEFORE.search(text, max(0, a - 400), a)
+    lead = text[m.end() if m else max(0, a - 400) : a]
+    first = re.match(r"[^A-Za-z]*(?:(?:But|And|So|Indeed|However|Then),?\s+)?([A-Za-z]+)", lead)
+    if lead.rstrip().endswith(",") and first and first.group(1).lower() in _FRAME_OPENERS:
+        return True
+    # or it starts in a clause the source negates ("does not require that ⟦…"), or after a
+    # report's or a view's "that" ("reports that ⟦…", "theory is that ⟦…")
+    toks = re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*|[,;:()—–]", lead)[-4:]
+    words = [x.lower() for x in toks]
+    tail3 = words[-3:]
+    if any(word_class(x) == "negation" for x in tail3) and not any(
+        x in ",;:()—–" for x in tail3[[word_class(x) for x in tail3].index("negation") :]
+    ):
+        return True
+    if words and words[-1] == "that" and any(x in FRAMES for x in words[-4:-1]):
+        return True
+    if words and lead[-1:].isspace() and words[-1] in FRAMES and toks[-1].islower():
+        return True
+    if text[b - 1 : b] in ".!?":
+        return False
+    t = _QUALIFIER_AFTER.match(text, b)
+    if t is None:
+        return False
+    words = t.group(2)
+    opened = TAIL_QUALIFIERS_AFTER_COMMA if t.group(1) else TAIL_QUALIFIERS
+    return any(words == q or words.startswith(q + " ") for q in opened)
 
 
 def windows(
@@ -1058,6 +1138,10 @@ def source_mark_cases(
             # the window starts right after the source's "not" or stops right before it: its
             # words as they are say what the source does not (docs/editorial-marks.md)
             kind, found = "window_beside_negation", False
+        elif found and _cut_from_frame(text, a, b):
+            # the window drops its sentence's "If …," or stops before its "except …": its
+            # words alone say more than the source does
+            beside, kind, found = True, "window_cut_from_frame", False
         case = {
             "id": f"{stem}-{kind}-{len(out)}",
             "source": source,
@@ -1131,6 +1215,17 @@ _SUBJECT_SITE = re.compile(
     r"(?<=[a-z] )(?:that|which|who) (?:[\w’'-]+ ){1,4}?"
     r"(?=(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should) )"
 )
+# two words before a kept infinitive, no comma ("used to try to cure", "helping Facebook to
+# build"): left out, the verb that governs the infinitive goes with them
+_NOT_INFINITIVE = sorted(
+    REFERENCES
+    | {"a", "an", "be", "such", "both", "what", "every", "each", "all", "any", "some"}
+    | {"no", "more", "most"}
+)
+_GOVERNING_SITE = re.compile(
+    r"(?<=[a-z] )[a-z]+ [a-z]+ (?=to (?!(?:" + "|".join(_NOT_INFINITIVE) + r") )"
+    r"[a-z]{3,}(?<!ing) [a-z])"
+)
 _ASIDE_SITE = re.compile(r"(?<=[a-z]), (?:which|who) [^,.;:()\[\]\n]{8,70},(?= [a-z])")
 FOREIGN = ("folha", "heise", "lemonde", "liberation", "la-nacion")
 
@@ -1185,7 +1280,8 @@ def edge_cases(
     standing for a listed word, a bracketed case change mid-quote, a quote starting right after
     or stopping right before the source's negation, a full stop of the quote's own where the
     source goes on, an ellipsis over a negation in the source's language or over the subject
-    of the next verb; and the honest omission of an aside clause in commas."""
+    of the next verb or the verb that governs a kept infinitive; and the honest omission of an
+    aside clause in commas."""
     out: list[dict] = []
 
     def sites(rx: re.Pattern[str]) -> list[re.Match[str]]:
@@ -1205,8 +1301,8 @@ def edge_cases(
             return False
         if "…" in q and not _fragments_unique(q, norm):
             return False
-        if found and _beside_negation(text, a, b):
-            return False  # its edges are beside the source's negation: not honest
+        if found and (_beside_negation(text, a, b) or _cut_from_frame(text, a, b)):
+            return False  # its edges are beside the source's negation or frame: not honest
         case = {
             "id": f"{stem}-{kind}-{len(out)}",
             "source": source,
@@ -1299,6 +1395,11 @@ def edge_cases(
         each("ellipsis_foreign_negation", _FOREIGN_NEGATION, make, 3 * quota)
     each("ellipsis_takes_subject", _SUBJECT_SITE, omit("ellipsis_takes_subject", False))
     each("ellipsis_aside_clause", _ASIDE_SITE, omit("ellipsis_aside_clause", True))
+    each(
+        "ellipsis_takes_governing_verb",
+        _GOVERNING_SITE,
+        omit("ellipsis_takes_governing_verb", False),
+    )
     return out
 
 
@@ -1323,6 +1424,14 @@ def page_break_quotes(text: str, page_starts: tuple[int, ...]) -> list[str]:
             continue
         before = writer_copy(text[max(0, p - 300) : p]).split(" ")[-7:]
         after = writer_copy(text[nl + 1 : nl + 300]).split(" ")[:7]
+        starts = [m.start() for m in re.finditer(r"\S+", text[max(0, p - 300) : p])]
+        ends = [m.end() for m in re.finditer(r"\S+", text[nl + 1 : nl + 300])]
+        if (
+            len(starts) >= 7
+            and len(ends) >= 7
+            and _cut_from_frame(text, max(0, p - 300) + starts[-7], nl + 1 + ends[6])
+        ):
+            continue  # cut from its sentence's "if …," or before its "except": not honest
         q = " ".join(before + after)
         if before and after and before[-1][-1:] not in ".!?:" and good_words(q):
             out.append(q)
@@ -1389,7 +1498,10 @@ def build_cases(corpus: Path = CORPUS) -> list[dict]:
                 nxt = bases[si + 1]
                 between = text[b : spans[si + 1][0]]
             far = [j for j in range(len(spans)) if abs(spans[j][0] - a) > 3000]
+            prev = spans[si - 2][0] if si >= 2 else (spans[si - 1][0] if si else a)
             ctx = {
+                # the two sentences before (the locator's referent rule reads three)
+                "before": " ".join(re.split(r"(?<=[.!?])\s+", text[max(prev, a - 600) : a])[-3:]),
                 "span": text[a:b],
                 "next_sentence": nxt,
                 "content_words": vocab,

@@ -26,7 +26,7 @@ from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
 from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
-from citeledger.locate.edits import count_phrase, describe, describe_all
+from citeledger.locate.edits import CUT_REASON, count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 
 _CONTEXT = 64  # characters either side of a receipt's span re-searched at build time
@@ -62,6 +62,7 @@ _JUDGING_CODE = (
     "evidence/other_work.py",
     "evidence/derivation.py",
     "locate/locator.py",
+    "locate/context.py",
     "locate/normalize.py",
     "locate/edits.py",
     "locate/wordlists.py",
@@ -430,7 +431,10 @@ class Judge:
             )
         if outcome == "not-found":
             reasons = [
-                f"The quoted words are not in the source retrieved on {receipt.retrieved_at}."
+                f"The quoted words are in the source retrieved on {receipt.retrieved_at}, but "
+                "cut so that they say what it does not."
+                if receipt.reason == CUT_REASON
+                else f"The quoted words are not in the source retrieved on {receipt.retrieved_at}."
             ]
             reasons.extend(receipt.differences)
             if receipt.candidate:
@@ -900,8 +904,11 @@ def _window(text: str, start: int, end: int) -> tuple[int, int]:
     """The span and ``_CONTEXT`` characters either side, widened so that neither edge cuts a
     word or number: the window starts where a word starts and ends where one ends, or at the
     text's own edges (taken when no space is near enough)."""
+    from citeledger.locate.context import LOOK_AFTER, LOOK_BEFORE
+
     n = len(text)
-    lo, hi = max(0, start - _CONTEXT), min(n, end + _CONTEXT)
+    # at least what the locator reads of a quote's sentence (its frame, a bracket's referent)
+    lo, hi = max(0, start - max(_CONTEXT, LOOK_BEFORE)), min(n, end + max(_CONTEXT, LOOK_AFTER))
     floor, ceiling = max(0, lo - _EDGE_REACH), min(n, hi + _EDGE_REACH)
     while lo and not (text[lo - 1].isspace() and not text[lo].isspace()):
         lo = lo - 1 if lo > floor else 0

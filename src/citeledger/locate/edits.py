@@ -12,6 +12,11 @@ from collections.abc import Sequence
 
 from citeledger.model import Edit
 
+# Why a quote whose words are the source's is still refused: it is cut from the sentence's frame
+# or limit, or a bracket names what the source does not (locate.context). The judge words its
+# verdict by it: "not in the source" would tell a writer looking at those very words nothing.
+CUT_REASON = "the quote's words are in the source, but not as its claim"
+
 _NOUNS = {
     "omission": ("omission", "omissions"),
     "bracket": ("bracketed change", "bracketed changes"),

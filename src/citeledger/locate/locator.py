@@ -27,6 +27,14 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
+from citeledger.locate.context import (
+    abbreviation,
+    cut_problem,
+    is_description,
+    is_name,
+    referent_problem,
+)
+from citeledger.locate.edits import CUT_REASON
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
@@ -37,6 +45,7 @@ from citeledger.locate.wordlists import (
     INSERTIONS,
     NEGATIONS,
     NUMBER_WORDS,
+    REFERENCES,
     SYMBOLS,
     UNITS,
     clause_joint,
@@ -218,6 +227,14 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
         problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
+    reason = "the quote is not in the source"
+    if problem is None:
+        problem = cut_problem(prepared.text, res.char_start, res.char_end)
+        if problem is None and res.edits:
+            problem = referent_problem(prepared.text, res.edits)
+        if problem is not None:
+            # its words are there: what the writer must hear is why they are not the claim
+            reason = CUT_REASON
     # an exact match is the quote's own characters: its hyphens and marks are the source's
     if problem is None and res.match != "exact":
         problem = _hyphen_problem(raw, prepared.text, res.char_start, res.char_end)
@@ -232,7 +249,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         candidate=res.source_quote,
         score=res.score,
         differences=(problem,),
-        reason="the quote is not in the source",
+        reason=reason,
     )
 
 
@@ -240,6 +257,16 @@ def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
     """A quote that ends on a number must not cut it from its unit or scale: "scored 82.2" of
     "scored 82.2%", "more than 200" of "200 million users", "a period of 12" of "12 hours"."""
     body = raw.rstrip(" .,;:!?\"')]}\u201d\u2019")
+    if body[-1:].isalnum() and ce < len(text) and _RAISED.match(text, ce):
+        # "dimension n" of "dimension n²", "up to 2" of "2^28": the power is the value
+        return f"the quote stops before the power the source raises it to ('{text[ce]}')"
+    if body[-1:].isdigit() and ce < len(text):
+        m = _OPERATION.match(text, ce)
+        if m is not None and (m.group()[0] != "," or _THOUSANDS_HEAD.search(body)):
+            # "2^15" of "2^15 - 1", "M = 200" of "M = 200, 000": the rest of the number
+            return (
+                f"the quote stops inside a number the source goes on with ('{m.group().strip()}')"
+            )
     if (
         body[-1:].isalpha()
         and ce < len(text)
@@ -314,6 +341,11 @@ def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
     return None
 
 
+_RAISED = re.compile(f"[\\^{_SUPERSCRIPTS}]")
+# the source goes on with an operation on the number, or with its thousands as the extraction
+# spaced them ("200, 000")
+_OPERATION = re.compile(r"[^\S\n]?[-+\u2212\u00d7*/][^\S\n]?\d|,[^\S\n]?\d{3}(?!\d)")
+_THOUSANDS_HEAD = re.compile(r"(?<![\d,.])\d{1,3}$")  # "200" may go on ", 000"; "2019" not
 _NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
 _NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
 _AFTER_NUMBER = re.compile(
@@ -940,7 +972,7 @@ def _starts_sentence(before: str) -> bool:
     if not before.strip(" \"'(\u201c\u2018"):
         return True
     m = _SENTENCE_START.search(before, max(0, len(before) - 24))
-    return m is not None and bool(m.group(1) is None or not _abbreviation(m.group(1)))
+    return m is not None and bool(m.group(1) is None or not abbreviation(m.group(1)))
 
 
 def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> str | None:
@@ -996,6 +1028,8 @@ def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> s
         return None  # "[the committee]" for "it"
     if is_reference(content):
         return None  # "[it]" for "the treatment": a reference that says less, never other
+    if is_description(got) and is_name(content):
+        return None  # "[Tunisia]" for "the country": a name (the source's, checked after)
     return (
         f"the bracketed '[{content}]' stands for '{got}': a bracket may only spell out what a "
         "word such as 'it', 'they' or 'this' refers to"
@@ -1174,21 +1208,9 @@ _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
 _GAP_SENTENCE_END = re.compile(
     r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])"
 )
-_ABBREVIATIONS = _wordset(
-    "mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co"
-    " ca approx resp viz bzw bzgl vgl usw ggf sog evtl"
-)
-
-
 _BROKEN_WORD = re.compile(r"(?<=[^\W\d_])(?:-\s+|\u00ad\s*)(?=[^\W\d_])")
 _SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
 _WORD_BEFORE = re.compile(r"(\w*)$")
-
-
-def _abbreviation(word: str) -> bool:
-    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
-    Smith", "U.S. Army", "S. Paulo")."""
-    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def _ends_sentence(text: str, x: int) -> bool:
@@ -1199,7 +1221,7 @@ def _ends_sentence(text: str, x: int) -> bool:
     if m is None:
         return text[x : x + 1] not in ".!?"
     before = _WORD_BEFORE.search(text, max(0, x - 12), x)
-    if before is not None and _abbreviation(before.group(1)):
+    if before is not None and abbreviation(before.group(1)):
         return False
     after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
     return not after[:1].islower()
@@ -1218,7 +1240,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
         lo -= 1
     stretch = text[max(0, lo - 1) : y + 2]
     crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
-        not _abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
+        not abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
     )
     if crosses and (short or not ended):
         problems.append(
@@ -1278,6 +1300,22 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
                 f"subject of the quote's '{verb.group(1)}': the claim is made of another thing"
             )
             return False
+    closed = read.rstrip()[-1:] in ",)\u2014\u2013"  # an aside the source closes
+    verb = _INFINITIVE_NEXT.match(text, y)
+    word = _BROKEN_WORD.sub("", verb.group(1)) if verb else ""
+    if (
+        verb
+        and not closed
+        and word not in _NOT_VERBS
+        and not word.endswith("ing")  # "equivalent to disallowing": no infinitive
+    ):
+        # "could be used … to cure" of "used to try to cure", "you're … to build" of "you're
+        # helping Facebook to build": the verb that governs the infinitive is left out
+        problems.append(
+            f"the words left out at the ellipsis ('{_some_words(read)}') govern the quote's "
+            f"'to {word}': the claim is made of another act"
+        )
+        return False
     last = _LAST_WORDS.search(read)
     if last and _number_next(text, y):
         word = last.group(2).lower()
@@ -1301,6 +1339,15 @@ _LAST_WORDS = re.compile(r"(?:([^\W\d_]+)\s+)?([^\W\d_]+)\W*$")
 _NUMBER_NEXT = re.compile(r"\s*[-+\u2212~\u2248$\u20ac\u00a3]?\d")
 _WORD_NEXT = re.compile(r"\s*([^\W\d_]+)")
 _FIRST_WORD = re.compile(r"([^\W\d_]+)\b")  # at the omission's very start: no comma before
+
+
+_INFINITIVE_NEXT = re.compile(r"\s*to\s+([a-z]+(?:-\s*\n\s*[a-z]+)?)\b")
+_NOT_VERBS = REFERENCES | _wordset("a an every each all some any no more most such both")
+
+
+def _some_words(s: str, n: int = 4) -> str:
+    words = s.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
 
 
 def _number_next(text: str, y: int) -> bool:

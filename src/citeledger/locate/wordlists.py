@@ -54,7 +54,7 @@ QUANTIFIERS = _wordset(
     wholly fully completely totally none half majority minority just merely simply solely
     purely exclusively mere sole little enough numerous plenty per maximum minimum average
     median total everything anything something everyone anyone someone everybody anybody
-    somebody everywhere anywhere somewhere
+    somebody everywhere anywhere somewhere remaining
     """
 )
 # Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
@@ -107,6 +107,88 @@ ATTRIBUTIONS = _wordset(
     thinks noted stated wrote writes according told feared fears hoped insisted insists
     """
 )
+# The nouns of a stance, a frame that makes what follows someone's view rather than the
+# source's claim ("Another theory is that …", "There is worry …", "To the best of our
+# knowledge, …"): read only at a quote's edges, never refused in an omission.
+STANCES = _wordset(
+    """
+    theory theories hypothesis view views opinion belief beliefs worry worries fear concern
+    concerns hope hopes claim claims allegation allegations speculation suspicion rumor rumour
+    rumors rumours assumption impression knowledge guess argument suggestion possibility
+    """
+)
+# Words that, right after a quote (no punctuation between), open what limits it: its
+# condition, its exception, its bound ("takes 44% longer … when the backup task mechanism is
+# disabled", "minimax-optimal up to constant factors", "shown in real time except for …").
+TAIL_QUALIFIERS = (
+    *sorted(CONDITIONS),
+    "when",
+    "unless",
+    "except",
+    "excluding",
+    "although",
+    "though",
+    "even though",
+    "only",
+    "as long as",
+    "so long as",
+    "up to",
+    "at first",
+    "at least",
+    "at most",
+    "in part",
+    "to some extent",
+    "in some cases",
+    "in most cases",
+    "in theory",
+    "in principle",
+    "aside from",
+    "apart from",
+    "other than",
+    "rather than",
+    "instead of",
+    "compared to",
+    "compared with",
+    "relative to",
+)
+# ... and after the source's comma or dash: an exception or a condition still limits what
+# came before ("…, except that there is a very long tail"); a temporal "when" need not.
+TAIL_QUALIFIERS_AFTER_COMMA = (
+    "if",
+    "unless",
+    "except",
+    "excluding",
+    "provided",
+    "only if",
+    "only when",
+    "at least",
+    "at first",
+    "aside from",
+    "apart from",
+    "other than",
+    "rather than",
+    "instead of",
+)
+# Words that open a sentence without opening its frame: "But if …", "Indeed, when …".
+CONNECTIVES = _wordset("and but so yet indeed however also then now still thus hence")
+# Abbreviations whose full stop ends no sentence ("Dr.", "e.g.", "ca.", "bzw.").
+ABBREVIATIONS = _wordset(
+    """
+    mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co
+    ca approx resp viz bzw bzgl vgl usw ggf sog evtl
+    """
+)
+# A source line that ends with one of these goes on at the next, whatever its first letter
+# (a line that ends without them before a capital is a heading, a caption, a block's end).
+LINE_GOES_ON = _wordset(
+    """
+    the a an of to in on at by for with from and or nor but as that this these its their his
+    her our your than into onto via per is are was were be
+    """
+)
+# ... of them, the verbs only (not "claims", "reports", "fears", "hopes", "thought", also
+# nouns): "Smith said ⟦the plan …⟧" reports what Smith said, "an insurance claim ⟦must …⟧" not.
+SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according")
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
 DEGREES = _wordset(
@@ -121,16 +203,32 @@ DEGREES = _wordset(
 )
 # Two-word negatives: "instead of", "rather than" (matched as a phrase).
 NEGATIVE_PHRASES = ("instead of", "rather than", "other than", "apart from", "far from")
+# Phrases of degree and of a population at risk: "thanks in part to plastic" is not "thanks …
+# to plastic" (a partial cause made the whole), nor "children at high risk for getting
+# allergies" "children … getting allergies" (a risk group made the sick).
+DEGREE_PHRASES = (
+    "in part",
+    "in large part",
+    "for the most part",
+    "to some extent",
+    "to a degree",
+    "in some cases",
+    "at risk",
+    "at high risk",
+    "at low risk",
+)
 # A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
 # are too common as plain syllables: their negative words are listed one by one above.
 NEGATIVE_PREFIXES = ("un", "non")
-# ... except in these words, where "un" is not a prefix.
+# ... except in words that start with these, where "un" is not a prefix (their inflections
+# too: "uniforms", "unions", "uniquely", "universities", "University's").
 NOT_PREFIXED = _wordset(
     """
-    under underlying understand understanding understood undergo undertake uniform union unique
-    unit units unity universal universe university unison until unto uncle
+    under understand understood undergo undertake uniform union unique unit unity univers
+    unison until unto uncle
     """
 )
+_NOT_PREFIXED = tuple(sorted(NOT_PREFIXED))
 # Numbers spelled out: a number all the same ("one" is left out: far more often a pronoun,
 # "this one", than a count).
 NUMBER_WORDS = _wordset(
@@ -217,6 +315,9 @@ _PHRASE = re.compile(
     r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in NEGATIVE_PHRASES) + r")\b"
 )
 _SYMBOL = re.compile("[" + re.escape(SYMBOLS) + "]")
+_DEGREE_PHRASE = re.compile(
+    r"\b(?:" + "|".join(r"\s+".join(map(re.escape, p.split())) for p in DEGREE_PHRASES) + r")\b"
+)
 _SO_CALLED = re.compile(r"\bso[\s\-\u2010\u2011]*called\b")
 _CLASS_ENDINGS = ("n't", "n’t", "less", "'ll", "’ll", "'d", "’d")
 _CLASS_STARTS = (*NEGATIVE_PREFIXES, "n'", "n’")  # "un-", "non-", French "n'"
@@ -271,7 +372,7 @@ def word_class(word: str) -> str | None:
     if w.endswith("less") and len(w) > 6:
         return "negative word"  # "useless", "regardless"
     for p in NEGATIVE_PREFIXES:
-        if w.startswith(p) and len(w) >= len(p) + 4 and w not in NOT_PREFIXED:
+        if w.startswith(p) and len(w) >= len(p) + 4 and not w.startswith(_NOT_PREFIXED):
             return "negative word"
     return None
 
@@ -284,6 +385,9 @@ def first_meaningful(text: str) -> tuple[str, str] | None:
     m = _PHRASE.search(low)
     if m:
         return " ".join(m.group().split()), "negative word"
+    m = _DEGREE_PHRASE.search(low)
+    if m:
+        return " ".join(m.group().split()), "degree or time word"
     if "called" in low:
         m = _SO_CALLED.search(low)
         if m:

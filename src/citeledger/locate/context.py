@@ -1,0 +1,319 @@
+"""The source's sentence around a found quote: what its cut leaves out, whom a bracket names.
+
+A quote may be the source's own words and still not be its claim. The sentence it was cut from
+may open with the condition, hedge or attribution that governs it ("If a proxy receives a fully
+qualified domain name, the proxy MUST NOT change the host name"), or go on with the exception
+that limits it ("… shown in real time, except for the DJIA"); a bracket that spells out "he" may
+name someone the source never mentions there. Each style guide's rule (Chicago 13.7, APA 8.30,
+MLA 6.4: a quotation must not misrepresent the source) is read here as checkable tests of the
+words beside the quote (docs/editorial-marks.md, "The sentence a quote is cut from").
+
+Must never: read anything but the text given; refuse a quote that is a whole sentence for what
+its neighbours say; accept a bracketed referent the source does not name before it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citeledger.locate.normalize import normalize_for_match
+from citeledger.locate.wordlists import (
+    ABBREVIATIONS,
+    ATTRIBUTIONS,
+    CONDITIONS,
+    CONNECTIVES,
+    CONTRASTS,
+    HEDGES,
+    LINE_GOES_ON,
+    REFERENCES,
+    SAYING,
+    STANCES,
+    TAIL_QUALIFIERS,
+    TAIL_QUALIFIERS_AFTER_COMMA,
+    first_meaningful,
+    is_negation,
+    is_reference,
+)
+from citeledger.model import Edit
+
+# Characters of the source read before a quote (its lead-in, a referent) and after it (the rest
+# of its sentence); the build's re-check (judge._window) reads at least as much around a span,
+# so that it judges the quote as verify did.
+LOOK_BEFORE = 600
+LOOK_AFTER = 300
+REFERENT_SENTENCES = 3  # a bracket's referent is named in the sentence or the three before
+
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+_TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # a word or a number
+# a fronted frame ends with a comma (and maybe "then"): "If confirmed in trials, ⟦…"
+_FRAME_END = re.compile(r",[\"'\u201d\u2019)]*\s*(?:then\s+)?$", re.IGNORECASE)
+# the clause a quote starts in: after the last , ; : ( or dash of its lead-in
+_CLAUSE_BREAK = re.compile(r"[.!?,;:()\u2014\u2013]|\s-\s")
+# what opens a fronted frame that governs the main clause: a condition, a concession, an
+# attribution, a hedge, a stance ("To the best of our knowledge,"), a negation, a population
+_FRAME_WORDS = (
+    CONDITIONS
+    | ATTRIBUTIONS
+    | HEDGES
+    | STANCES
+    | frozenset({"when", "unless", "although", "though", "among", "except"})
+)
+_AFTER_FULL_STOP = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+$")
+_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+_TAIL_START = re.compile(r"[\"'\u201d\u2019)\]]*(?P<p>[^\S\n]*[,\u2014\u2013(]|[^\S\n]+-)?\s*")
+_OR_LIST = re.compile(
+    r"^[\"'\u201d\u2019)\]]*\s*,[^.;:!?]*,\s*(?:or|and/or)\s+(?:both|either|neither|all|none|not)\b",
+    re.IGNORECASE,
+)
+
+
+# Where the source's sentences end: its mark (closing quotes or brackets after it), space, and a
+# word that does not start in lower case; a blank line; or a line that ends without any mark
+# before a line that starts with a capital (a heading, a caption, an HTML block). The caller
+# drops an abbreviation's full stop ("Dr.", "e.g.") and a line ending in a little word.
+_BREAK = re.compile(
+    r"(?P<w>\w*)(?P<m>[.!?])[\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[^\W_])"
+    r"|(?P<p>\n[^\S\n]*\n)"
+    r"|(?P<l>[^\W_]+)[^\S\n]*\n(?=[^\S\n]*[\"'(\u201c\u2018]?[^\W\d_])"
+)
+
+
+def abbreviation(word: str) -> bool:
+    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
+    Smith", "U.S. Army", "S. Paulo")."""
+    return word.lower() in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _breaks(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The source's sentence ends in ``text[lo:hi]``: (where the sentence ends, where the
+    next one starts)."""
+    out = []
+    for m in _BREAK.finditer(text, lo, min(len(text), hi)):
+        if m.group("p"):
+            out.append((m.start(), m.end()))
+        elif m.group("l"):
+            word = m.group("l")
+            nxt = text[m.end() : m.end() + 4].lstrip(" \t\"'(\u201c\u2018")
+            if word.lower() not in LINE_GOES_ON and nxt[:1].isupper():
+                out.append((m.end("l"), m.end()))
+        else:
+            nxt = text[m.end() : m.end() + 2].lstrip("\"'([\u201c\u2018")
+            if not abbreviation(m.group("w")) and not nxt[:1].islower():
+                out.append((m.end("m"), m.end()))
+    return out
+
+
+def _sentence_at(text: str, cs: int, ce: int) -> tuple[int, int]:
+    """The start of the source's sentence holding ``text[cs]`` and the end of the one holding
+    the quote's last character, read on the stretch around them."""
+    lo = max(0, cs - LOOK_BEFORE)
+    hi = min(len(text), ce + LOOK_AFTER)
+    start = max((e for s, e in _breaks(text, lo, cs + 4) if e <= cs), default=lo)
+    k = ce  # from the start of the quote's last word: its full stop is not an initial's
+    while k > lo and text[k - 1].isalnum():
+        k -= 1
+    end = min((s for s, _ in _breaks(text, k, hi) if s >= ce), default=hi)
+    return start, end
+
+
+def cut_problem(text: str, cs: int, ce: int) -> str | None:
+    """Why the quote ``text[cs:ce]`` is not the source's claim by where it is cut from its
+    sentence, or None: the lead-in it drops governs it, or the words after it limit it."""
+    start, end = _sentence_at(text, cs, ce)
+    lead = text[start:cs]
+    if lead.strip(" \t\n\"'(\u201c\u2018["):
+        # no sentence end in the stretch read: its opening is not seen, only its last clause
+        opened = start == 0 or start > cs - LOOK_BEFORE
+        problem = _lead_problem(lead, opened)
+        if problem:
+            return problem
+    if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
+        return None  # the quote ends where the source's sentence does
+    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)])
+
+
+def _lead_problem(lead: str, opened: bool = True) -> str | None:
+    if _AFTER_FULL_STOP.search(lead):
+        return None  # the quote starts a sentence of the source ("No. The plan", "Dr. Smith")
+    words = _WORD.findall(lead)
+    if not words:
+        return None
+    clause = _CLAUSE_BREAK.split(lead)[-1]
+    cwords = _TOKEN.findall(clause)
+    low = [w.lower() for w in cwords]
+    if opened and _FRAME_END.search(lead):
+        # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
+        # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
+        frame = _fronted_frame(words)
+        if frame is not None:
+            return (
+                f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
+                f"'{frame}' governs what it says: quote the sentence from its start"
+            )
+        return None
+    # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…":
+    # the words before a "that" (three at most) make what follows someone's report or view
+    if low and low[-1] in ("that", "whether"):
+        frame = next((w for w in reversed(cwords[-4:-1]) if _frames(w) or is_negation(w)), None)
+        if frame is not None and is_negation(frame):
+            return (
+                f"the quote starts inside a clause the source negates ('{_last_words(clause)}'"
+                "): quote from the negation"
+            )
+        if frame is not None:
+            return (
+                f"the quote starts after '{_last_words(clause)}': it is what the source's "
+                f"'{frame}' frames, not the source's own claim: quote from that frame"
+            )
+    elif low and lead[-1:].isspace() and _says(low):
+        # "Smith said ⟦the plan …", "There is worry ⟦the government will …"
+        return (
+            f"the quote starts after '{_last_words(clause)}': it is what the source's "
+            f"'{cwords[-1]}' frames, not the source's own claim: quote from that frame"
+        )
+    # "My job does not require that ⟦I use Facebook": a negation close before, in its clause
+    near = low[-3:]
+    for k, w in enumerate(near):
+        if is_negation(w) and not any(x in CONTRASTS for x in near[k + 1 :]):
+            return (
+                f"the quote starts inside a clause the source negates ('{_last_words(clause)}'"
+                "): quote from the negation"
+            )
+    return None
+
+
+def _fronted_frame(words: list[str]) -> str | None:
+    """The word that makes a sentence's opening a frame: its first (after "But", "Indeed", …)
+    is a condition, a concession, an attribution or a hedge ("If", "When", "According",
+    "Reportedly"), or it is a stance phrase ("To the best of our knowledge", "In our view")."""
+    rest = [w for w in words]
+    while rest and rest[0].lower() in CONNECTIVES:
+        rest = rest[1:]
+    if not rest:
+        return None
+    if rest[0].lower() in _FRAME_WORDS:
+        return rest[0]
+    if rest[0].lower() in ("to", "in"):
+        return next((w for w in rest[1:6] if w.lower() in STANCES and w.islower()), None)
+    return None
+
+
+def _frames(word: str) -> bool:
+    """Whether ``word`` opens a frame: a condition, an attribution, a hedge or a stance (in
+    lower case: "Theory" of "Theory of Computing" is a name's)."""
+    w = word.lower()
+    if w in STANCES or w in ATTRIBUTIONS:
+        return word.islower()
+    return w in _FRAME_WORDS
+
+
+def _says(low: list[str]) -> bool:
+    """Whether a clause ends with a verb of saying ("Smith said") or a stance stated ("There
+    is worry", "the fear was"), so that what follows is someone's report or view."""
+    if low[-1] in SAYING:
+        return True
+    return len(low) >= 2 and low[-1] in STANCES and low[-2] in ("is", "was", "are", "were")
+
+
+def _tail_problem(tail: str) -> str | None:
+    if not tail.strip() or tail[:1].isalnum():
+        return None  # the sentence ends with the quote, or the quote cuts a word (not ours)
+    if _OR_LIST.search(tail):
+        return (
+            "the quote stops before the source's other alternative ('or …'): it holds one "
+            "alternative as if it were the claim; quote the whole list"
+        )
+    m = _TAIL_START.match(tail)
+    assert m is not None  # everything in it is optional
+    after = " ".join(w.lower() for w in _WORD.findall(tail[m.end() : m.end() + 40])[:3])
+    opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
+    for phrase in opened:
+        if after == phrase or after.startswith(phrase + " "):
+            return (
+                f"the quote stops before the source's '{phrase}', which limits what it says: "
+                "quote up to the end of that phrase"
+            )
+    return None
+
+
+def _first_words(s: str, n: int = 5) -> str:
+    words = s.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+def _last_words(s: str, n: int = 5) -> str:
+    words = s.split()
+    return ("… " if len(words) > n else "") + " ".join(words[-n:])
+
+
+_NAME_WORDS = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
+def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
+    """Why a bracket that spells out a reference ("[Obama]" for "he", "[Tunisia]" for "the
+    country") names what the source does not name there, or None. The name must be the
+    source's: all its words together in the ``LOOK_BEFORE`` characters before the reference
+    (what the build's re-check reads too), and in the reference's
+    sentence or the three before it the whole of a description ("the Reduce function") or a
+    name's last word ("Obama" of "[Barack Obama]")."""
+    for e in edits:
+        if e.kind != "bracket" or not e.source_text:
+            continue
+        content = e.quote_text[1:-1].strip()
+        said = e.source_text.strip()
+        if said.lower() == content.lower() or is_reference(content):
+            continue  # the same letters, or a reference that says less ("[it]")
+        if not (is_reference(said) or is_description(said)):
+            continue
+        key = [_POSSESSIVE.sub("", w) for w in _NAME_WORDS.findall(content)]
+        key = [w for w in key if w.lower() not in REFERENCES and w.lower() not in ("a", "an")]
+        if not key:
+            continue
+        phrase = normalize_for_match(" ".join(key)).lower()
+        anywhere = r"\s+".join(re.escape(w) for w in phrase.split())
+        near = normalize_for_match(_sentences_before(text, e.char_start)).lower()
+        # a name may be its last word nearby ("Obama" for "[Barack Obama]"); a description
+        # must be there whole ("the Reduce function" is not "[the Map function]")
+        named = all(w[:1].isupper() for w in key)
+        head = normalize_for_match(key[-1]).lower() if named else phrase
+        back = text[max(0, e.char_start - LOOK_BEFORE) : e.char_start]
+        if not re.search(rf"\b{anywhere}", back, re.IGNORECASE) or not re.search(
+            rf"\b{re.escape(head)}", near
+        ):
+            return (
+                f"the bracketed '{e.quote_text}' stands for '{said}', but the source does not "
+                f"name '{' '.join(key)}' before it (in its sentence or the "
+                f"{REFERENT_SENTENCES} before): a bracket may spell out only what the source "
+                "itself refers to there"
+            )
+    return None
+
+
+def _sentences_before(text: str, at: int) -> str:
+    """The source from the start of the sentence ``REFERENT_SENTENCES`` before the one holding
+    ``at`` up to ``at``."""
+    lo = max(0, at - LOOK_BEFORE)
+    starts = [e for _, e in _breaks(text, lo, at + 4) if e <= at]
+    if len(starts) <= REFERENT_SENTENCES:
+        return text[lo:at]
+    return text[starts[-1 - REFERENT_SENTENCES] : at]
+
+
+def is_name(content: str) -> bool:
+    """Whether a bracket's ``content`` is a name: every word past a determiner capitalised
+    ("Tunisia", "the United Nations"), none a listed word."""
+    words = [w for w in _NAME_WORDS.findall(content) if w.lower() not in REFERENCES]
+    return bool(words) and all(w[:1].isupper() for w in words) and not first_meaningful(content)
+
+
+_DESCRIPTION = re.compile(r"(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?")
+
+
+def is_description(span: str) -> bool:
+    """Whether ``span`` is a definite description a bracket may name: a determiner and one or
+    two lower-case words holding no listed word ("the country", "the company"): a reference
+    like "it", whose referent the source names before it."""
+    s = " ".join(span.split())
+    return bool(_DESCRIPTION.fullmatch(s)) and first_meaningful(s.split(None, 1)[1]) is None
