@@ -131,6 +131,8 @@ class Judge:
         self._judged: dict[tuple[str, str | None, str | None, str | None], Judgement] = {}
         # evidence whose verdict rests on this machine's extractors, not on its bytes alone
         self._unrepeatable: set[str] = set()
+        # the evidence files of earlier receipts the verdict being judged read (path → sha256)
+        self._also_read: dict[str, str] = {}
 
     def finish(self) -> None:
         """The end of a build: keep the verdicts judged afresh, and the sources parsed, for the
@@ -329,10 +331,11 @@ class Judge:
         if known is None:
             known = self._remembered(key)
         if known is None:
+            self._also_read = {}
             known = self._judge_evidence(source, quote, receipt, trusted)
             ev = self.reader.load(receipt.evidence)
             if ev.ok and receipt.evidence not in self._unrepeatable:
-                self.index.put(key, known[0].value, known[1], ev.files)
+                self.index.put(key, known[0].value, known[1], {**self._also_read, **ev.files})
         self._verdicts[key] = known
         return verdict(known[0], *known[1], receipt=receipt)
 
@@ -365,15 +368,26 @@ class Judge:
             trusted,
             self.require_signature,
             str(self.reader.root),
+            self._logged_answers(source),
         )
         self._index_keys[(key, id(quote), trusted)] = (quote, made)  # holds quote: ids stay
         return made
 
+    def _logged_answers(self, source: Source) -> tuple[str | None, str | None] | None:
+        """What the history log holds of the registry's answers about the source's work (a
+        retraction, the newest title), which a check holding no answer is judged by
+        (``_earlier_answer``): part of what a verdict is remembered for, since another source,
+        another ledger or a later run may log an answer for the same identifier."""
+        if source.identifier.kind not in _REGISTRY:
+            return None
+        return self.reader.history().registry_of(str(source.identifier))
+
     def _remembered(self, key: str) -> tuple[State, tuple[str, ...]] | None:
-        """An index entry whose every evidence file still hashes as it did; else None."""
+        """An index entry whose every evidence file still hashes as it did (one recorded as
+        absent, "", is still absent); else None."""
         assert self.index is not None
         entry = self.index.get(key)
-        if entry is None or any(self.reader.digest(p) != d for p, d in entry.files):
+        if entry is None or any((self.reader.digest(p) or "") != d for p, d in entry.files):
             return None
         try:
             return State(entry.state), entry.reasons
@@ -470,7 +484,8 @@ class Judge:
         the log: a receipt line can add a retraction, and deleting one takes none away. The
         words say where the answer comes from ("" when there is none).
         """
-        logged_retraction, logged_title = self.reader.history().registry_of(receipt.identifier)
+        logged = self._logged_answers(source)
+        logged_retraction, logged_title = logged if logged is not None else (None, None)
         earlier = sorted(
             (
                 r
@@ -487,6 +502,8 @@ class Judge:
         for r in earlier:
             assert r.evidence is not None
             old = self.reader.load(r.evidence)
+            # a remembered verdict rests on these files too: "" for one that is not there
+            self._also_read.update(old.files or {r.evidence: self.reader.digest(r.evidence) or ""})
             if not old.ok or old.registry is None or old.identifier != receipt.identifier:
                 continue
             if answer is None:
