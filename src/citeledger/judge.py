@@ -14,11 +14,8 @@ most once per build.
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from citeledger.build.pinpoints import normalize_locator, pages_named
@@ -56,6 +53,7 @@ _JUDGING_CODE = (
     "ledger/yamlnodes.py",
     "ledger/identifiers.py",
     "ledger/csl.py",
+    "ledger/csl-data.json",
     "build/pinpoints.py",
     "evidence/store.py",
     "evidence/registry.py",
@@ -70,25 +68,12 @@ _JUDGING_CODE = (
 
 @functools.cache
 def code_version() -> str:
-    """citeledger's version and the digest of the judging code's files, once per process."""
+    """citeledger's version and the digest of the judging code's files, of the interpreter and
+    of the libraries a verdict rests on, once per process: rapidfuzz scores the locator's fuzzy
+    stage and the metadata check, PyYAML reads the source a verdict is judged from."""
     from citeledger import __version__, code_digest
 
-    return code_digest(f"{__version__} rapidfuzz {_rapidfuzz_stamp()}", _JUDGING_CODE)
-
-
-def _rapidfuzz_stamp() -> str:
-    """rapidfuzz scores the locator's fuzzy stage and the metadata check, so its version keys
-    the index too: read from its ``__init__.py`` (which states it) rather than imported, since
-    importing it costs a build whose judgements all come from the index ~50 ms."""
-    spec = importlib.util.find_spec("rapidfuzz")
-    if spec is None or spec.origin is None:
-        return "missing"
-    try:
-        return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
-    except OSError:  # not a plain file (a zipped install): import it for its version
-        import rapidfuzz
-
-        return str(rapidfuzz.__version__)
+    return code_digest(__version__, _JUDGING_CODE, ("rapidfuzz", "yaml"))
 
 
 def _plural(n: int, word: str) -> str:

@@ -18,10 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from citeledger import __version__
 from citeledger.evidence.derivation import cache_dir, keep
-
-FORMAT = 1
+from citeledger.ledger.parsed import parse_code
 
 
 def place(data: bytes, root: str) -> Path:
@@ -41,7 +39,7 @@ def recall(where: Path) -> dict[str, Any] | None:
         outline = json.loads(where.read_bytes())
     except (OSError, ValueError):
         return None
-    if not isinstance(outline, dict) or outline.get("format") != [FORMAT, __version__]:
+    if not isinstance(outline, dict) or outline.get("format") != parse_code():
         return None
     if not isinstance(outline.get("sources"), dict) or not isinstance(outline.get("top"), dict):
         return None
@@ -51,5 +49,5 @@ def recall(where: Path) -> dict[str, Any] | None:
 def remember(where: Path, top: dict[str, Any], sources: dict[str, list[int]]) -> None:
     """Keep an outline at ``place(data)``; a cache that cannot be written is skipped (the next
     build parses)."""
-    outline = {"format": [FORMAT, __version__], "top": top, "sources": sources}
+    outline = {"format": parse_code(), "top": top, "sources": sources}
     keep(where, json.dumps(outline, ensure_ascii=False).encode("utf-8"))

@@ -6,7 +6,8 @@ ledger's share of the build (YAML, then validation), and it gives the same answe
 bytes change. So a build keeps each ``Source`` it parsed beside the outline, in the user's
 cache, in a file named by the sha256 of the ledger's bytes and of everything else a parse
 reads: the ledger's name and folder, whether files may lie outside it, and the parsing code
-itself (citeledger's version and the digest of its files). Other bytes are another file.
+itself (citeledger's version, the digest of its files, the interpreter's version and PyYAML's).
+Other bytes are another file.
 
 What a parse reads beyond the text is checked again on every recall: a ``file:`` identifier or
 ``local_copy`` must still resolve inside the ledger's folder (a symbolic link may have moved
@@ -42,19 +43,23 @@ _PARSING_CODE = (
     "ledger/yamlnodes.py",
     "ledger/identifiers.py",
     "ledger/csl.py",
+    "ledger/csl-data.json",
+    "ledger/outline.py",
     "ledger/parsed.py",
 )
 
 
 @functools.cache
-def _code() -> str:
-    return code_digest(f"{FORMAT} {__version__}", _PARSING_CODE)
+def parse_code() -> str:
+    """The digest of the parsing code, the interpreter and PyYAML: the ledger's outline and its
+    parsed sources are kept for it (another is another parse)."""
+    return code_digest(f"{FORMAT} {__version__}", _PARSING_CODE, ("yaml",))
 
 
 def place(outline_place: Path, file: str, root: str, allow_outside: bool) -> Path:
     """Where the parsed sources of a ledger are kept: beside its outline (``outline.place``,
     the sha256 of its bytes), under the digest of the rest a parse reads."""
-    made_of = json.dumps([_code(), file, root, allow_outside], ensure_ascii=False)
+    made_of = json.dumps([parse_code(), file, root, allow_outside], ensure_ascii=False)
     digest = hashlib.sha256(made_of.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return outline_place.with_name(f"{outline_place.stem}.{digest}.sources")
 
