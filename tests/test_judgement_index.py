@@ -58,6 +58,11 @@ def verified(tmp_path_factory: pytest.TempPathFactory, pandoc_path: str) -> Path
 
 @pytest.fixture()
 def project(verified: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return copied(verified, tmp_path, monkeypatch)
+
+
+def copied(verified: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of a verified project to change, the working directory, the index on."""
     folder = tmp_path / "p"
     shutil.copytree(verified, folder)
     monkeypatch.chdir(folder)

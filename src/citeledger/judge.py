@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from citeledger.build.pinpoints import normalize_locator, pages_named
+from citeledger.evidence import usercache
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
@@ -108,6 +109,9 @@ class Judge:
         self.reader = reader or EvidenceReader(ledger.evidence_dir)
         self.warnings: list[str] = []
         self._warned: set[str] = set()
+        distrusted = usercache.problem()  # the accelerators' cache: not used, and said so
+        if distrusted is not None:
+            self._warn(f"built without the user's cache: {distrusted}")
         self._prepared: dict[str, Any] = {}  # evidence path -> locate.Prepared, when needed
         # the accelerator: remembered verdicts, each re-validated by its files' digests
         self.index = index if index is not None else JudgementIndex.open(ledger.evidence_dir)

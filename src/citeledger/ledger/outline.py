@@ -7,8 +7,8 @@ each source, the span of text that holds it — under the sha256 of its bytes an
 The next build of the same bytes in the same folder parses only the spans of the sources it
 cites (``load._SlicedSources``); any other bytes or folder, a missing or unreadable outline, or
 a span that does not parse as that one source, is a full parse. The outline is kept in the
-user's cache (``CITELEDGER_CACHE_DIR``), like the derivations: outside the project, where a
-document or a pull request cannot write one.
+user's cache (``CITELEDGER_CACHE_DIR``), sealed, like the derivations: outside the project,
+where a document or a pull request cannot write one (``usercache``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from citeledger.evidence.derivation import cache_dir, keep
+from citeledger.evidence.usercache import cache_dir, keep_sealed, unsealed
 from citeledger.ledger.parsed import parse_code
 
 
@@ -35,9 +35,10 @@ def place(data: bytes, root: str) -> Path:
 
 def recall(where: Path) -> dict[str, Any] | None:
     """The outline remembered at ``place(data)``, or None."""
+    data = unsealed(where)
     try:
-        outline = json.loads(where.read_bytes())
-    except (OSError, ValueError):
+        outline = json.loads(data) if data is not None else None
+    except ValueError:
         return None
     if not isinstance(outline, dict) or outline.get("format") != parse_code():
         return None
@@ -50,4 +51,4 @@ def remember(where: Path, top: dict[str, Any], sources: dict[str, list[int]]) ->
     """Keep an outline at ``place(data)``; a cache that cannot be written is skipped (the next
     build parses)."""
     outline = {"format": parse_code(), "top": top, "sources": sources}
-    keep(where, json.dumps(outline, ensure_ascii=False).encode("utf-8"))
+    keep_sealed(where, json.dumps(outline, ensure_ascii=False).encode("utf-8"))

@@ -14,8 +14,9 @@ What a parse reads beyond the text is checked again on every recall: a ``file:``
 since), else the source is parsed and the parse says what is wrong. An entry holds values of
 ``citeledger.model`` only, read by an unpickler that can make nothing else (no code runs): one
 that is unreadable, of another shape or for another key is no entry, and the source is parsed.
-The cache is outside the project, like the outline and the judgement index's key: a document or
-a pull request cannot write one. A cache that cannot be read or written costs time, never
+The cache is outside the project, like the outline and the judgement index's key, and believed
+only when the user alone can write it (``usercache``): a document or a pull request cannot
+write one. A cache that cannot be read or written costs time, never
 correctness.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import io
 import json
 import os
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeledger import __version__, code_digest, model
-from citeledger.evidence.derivation import keep
+from citeledger.evidence import usercache
 
 FORMAT = 1
 _MODEL = frozenset({"Source", "Identifier", "Quote", "Receipt", "Review", "Withdrawal", "Edit"})
@@ -88,10 +90,11 @@ class Kept:
     asked for (a page citing one source of 2,000 unpickles one), new ones appended by
     :meth:`save`.
 
-    The file is a run of records ``(key, sha256 of data, data)``, each appended in one write:
-    a record that does not read as one (two builds writing at once, a torn write) ends the
-    reading there, and what was not read is parsed again; a record's digest is checked when
-    its entry is asked for, and one that does not hold is no entry."""
+    The file is a run of records ``(key, seal, data)``, each appended in one write: a record
+    that does not read as one (two builds writing at once, a torn write) ends the reading
+    there, and what was not read is parsed again; a record's seal (``usercache.mac`` over the
+    file's name, the key and the data, under the user's cache's secret) is checked when its
+    entry is asked for, and one that does not hold — planted, copied, moved — is no entry."""
 
     def __init__(self, where: Path) -> None:
         self.where = where
@@ -100,13 +103,18 @@ class Kept:
         self._whole = True  # every record read: the file may be appended to
         self._asked = 0
 
+    def _seal(self, key: str, data: bytes) -> str | None:
+        secret = usercache.secret()
+        if secret is None:
+            return None
+        return usercache.mac(secret, usercache.named(self.where, key) + data)
+
     def _read(self) -> dict[str, tuple[str, bytes]]:
         entries: dict[str, tuple[str, bytes]] = {}
-        try:
-            fh = open(self.where, "rb")  # noqa: SIM115 - closed below, after the last record
-        except OSError:
+        blob = usercache.read(self.where)
+        if blob is None:
             return entries
-        with fh:
+        with io.BytesIO(blob) as fh:
             records = _Only(fh, model=False)
             while True:
                 try:
@@ -133,8 +141,9 @@ class Kept:
         entry = self._entries.get(key)
         if entry is None:
             return None
-        digest, data = entry
-        if hashlib.sha256(data).hexdigest() != digest:  # checked when used: a page uses one
+        seal, data = entry
+        made = self._seal(key, data)  # checked when used: a page uses one
+        if made is None or not hmac.compare_digest(made, seal):
             return None
         try:
             value = _Only(io.BytesIO(data), model=True).load()
@@ -164,17 +173,23 @@ class Kept:
             return
         if self._entries is None:
             self._entries = self._read()
-        added = {k: (hashlib.sha256(d).hexdigest(), d) for k, d in self._new.items()}
+        added: dict[str, tuple[str, bytes]] = {}
+        for k, d in self._new.items():
+            seal = self._seal(k, d)
+            if seal is None:  # no key: nothing kept could be believed
+                return
+            added[k] = (seal, d)
         self._entries.update(added)
         self._new = {}
         if not self._whole:  # records no build can read: the file is written afresh
             self._whole = True
-            keep(self.where, b"".join(_record(k, e) for k, e in self._entries.items()))
+            usercache.keep(self.where, b"".join(_record(k, e) for k, e in self._entries.items()))
             return
         records = b"".join(_record(k, e) for k, e in added.items())
         try:
-            self.where.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self.where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+            fd = os.open(self.where, flags, 0o600)
             try:
                 view = memoryview(records)
                 while view:
