@@ -80,7 +80,7 @@ def _plant(folder: Path, secret: bytes | None = None) -> Path:
     for key, source in before.sources.items():
         data = pickle.dumps(source, protocol=pickle.HIGHEST_PROTOCOL)
         seal = (
-            usercache.mac(secret, usercache.named(kept.where, key) + data)
+            usercache.mac(secret, usercache.named(kept.where) + key.encode() + b"\n" + data)
             if secret is not None
             else hashlib.sha256(data).hexdigest()
         )

@@ -157,11 +157,10 @@ def mac(key: bytes, data: bytes) -> str:
     return hmac.digest(key, data, "sha256").hex()
 
 
-def named(path: Path, *more: str) -> bytes:
-    """What a seal covers before an entry's bytes: its path inside the cache (an entry moved to
-    another name is no entry) and ``more`` (a record's key), as one JSON line."""
-    name = os.path.relpath(path, cache_dir())
-    return json.dumps([name, *more], ensure_ascii=True).encode() + b"\n"
+def named(path: Path) -> bytes:
+    """What a seal covers before an entry's bytes: its path inside the cache, as one JSON line
+    (an entry moved to another name is no entry)."""
+    return json.dumps(os.path.relpath(path, cache_dir()), ensure_ascii=True).encode() + b"\n"
 
 
 def seal(path: Path, data: bytes) -> bytes | None:

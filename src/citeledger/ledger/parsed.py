@@ -102,12 +102,15 @@ class Kept:
         self._new: dict[str, bytes] = {}
         self._whole = True  # every record read: the file may be appended to
         self._asked = 0
+        self._secret: tuple[bytes, bytes] | None = None  # the cache's key, the file's name
 
     def _seal(self, key: str, data: bytes) -> str | None:
-        secret = usercache.secret()
-        if secret is None:
+        if self._secret is None:  # once per load: a thesis asks for 500 entries
+            self._secret = usercache.secret() or b"", usercache.named(self.where)
+        secret, name = self._secret
+        if not secret:
             return None
-        return usercache.mac(secret, usercache.named(self.where, key) + data)
+        return usercache.mac(secret, name + key.encode("utf-8", "surrogatepass") + b"\n" + data)
 
     def _read(self) -> dict[str, tuple[str, bytes]]:
         entries: dict[str, tuple[str, bytes]] = {}
