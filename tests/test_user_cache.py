@@ -67,14 +67,14 @@ def _fresh(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dic
         return _check(folder)[0]
 
 
-def _plant(folder: Path, secret: bytes | None = None) -> Path:
+def _plant(folder: Path, secret: bytes | None = None, name: str = "citeledger.yaml") -> Path:
     """Edit @s9's quote, and keep every source as parsed *before* the edit under the edited
     bytes' kept file, sealed under ``secret`` (the attacker's own key) or, as the cache kept
     records before seals, with the sha256 of its data."""
     before = load_ledger("citeledger.yaml")
     path = folder / "citeledger.yaml"
     path.write_text(path.read_text("utf-8").replace("is 9.2 metres", "is 7.7 metres"), "utf-8")
-    kept = getattr(load_ledger("citeledger.yaml", lazy=True).sources, "kept", None)
+    kept = getattr(load_ledger(name, lazy=True).sources, "kept", None)  # as `check` names it
     assert isinstance(kept, parsed.Kept)
     records = b""
     for key, source in before.sources.items():
@@ -177,3 +177,27 @@ def test_a_key_or_entry_others_could_write_is_not_believed(
     link = cache / "link"
     link.symlink_to(where)
     assert usercache.read(link) is None, "a link is not followed"
+
+
+def test_a_cache_in_the_ledgers_folder_is_not_used_from_another_working_directory(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI building from another folder than the checkout's (``--ledger``), with the cache
+    named inside the checkout: still the pull request's files, still not used."""
+    cache = project / ".cache" / "citeledger"
+    cache.mkdir(parents=True, mode=0o700)
+    secret = b"q" * 32
+    (cache / usercache.KEY).write_bytes(secret)
+    (cache / usercache.KEY).chmod(0o600)
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(cache))
+    _plant(project, secret, str(project / "citeledger.yaml"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    ledger, doc, report = project / "citeledger.yaml", project / "doc.md", elsewhere / "r.json"
+    argv = ["check", str(doc), "--ledger", str(ledger), "--json", str(report), "--warn-only"]
+    assert main([*argv, "--quiet"]) == 0
+    built = json.loads(report.read_text("utf-8"))
+    states = {c["key"]: c["state"] for c in built["citations"]}
+    assert states[EDITED] == "stale", states
+    assert any("the ledger's folder" in w for w in built["warnings"]), built["warnings"]

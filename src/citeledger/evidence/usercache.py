@@ -6,15 +6,16 @@ Each is believed instead of doing the work again, so whoever can write there cou
 verdict: the cache is used only when no one but the user can have written it. As ssh treats
 ``~/.ssh``: the folder must be the user's own and writable by nobody else, and each file read
 from it a regular file of the user's that nobody else can write (a symbolic link is not
-followed). A cache named by the environment inside the working directory is not used either: in
-CI that is the project's checkout, where a pull request can commit any file. A cache that fails
-these tests is neither read nor written, and the build says why, once (``problem``): losing it
-costs time, never correctness.
+followed). A cache named by the environment inside the working directory or a loaded ledger's
+folder is not used either: in CI that is the project's checkout, where a pull request can
+commit any file. A cache that fails these tests is neither read nor written, and the build says
+why, once (``problem``): losing it costs time, never correctness.
 
 Every entry is also sealed (``seal``): an HMAC, under a secret made on first use and kept in the
-cache itself (``judgements.key``, mode 0600, which no checkout makes), over the entry's name and
-its bytes. So a file copied in from elsewhere (another machine's cache, a restored CI cache of
-another user), or moved from one name to another, is no entry.
+cache itself (``judgements.key``, mode 0600, which a checkout under the usual umask does not
+make), over the entry's name and its bytes. So a file copied in from elsewhere (another
+machine's cache, a restored CI cache of another user), or moved from one name to another, is
+no entry.
 """
 
 from __future__ import annotations
@@ -47,15 +48,24 @@ def _others_can_write(st: os.stat_result) -> bool:
     return not mine or bool(st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
+_PROJECTS: set[str] = set()  # the folders of the ledgers this process loaded
+
+
+def keep_out_of(project: str) -> None:
+    """A ledger's folder, which the cache must not lie in (a checkout, where a pull request
+    could have put the cache's files): called by ``load_ledger``, before any cache is read."""
+    _PROJECTS.add(project)
+
+
 def problem() -> str | None:
     """Why the cache is not used (None: it is), in words for the build's warnings."""
     folder = cache_dir()
     named = bool(os.environ.get("CITELEDGER_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME"))
-    if named and inside(folder, [os.getcwd()]):
+    if named and inside(folder, [os.getcwd(), *_PROJECTS]):
         return (
-            f"the cache {folder} is inside the working directory, where a checkout (a pull "
-            "request) could have put its files: it is not used. Set CITELEDGER_CACHE_DIR to a "
-            "folder outside the project."
+            f"the cache {folder} is inside the working directory or the ledger's folder, where "
+            "a checkout (a pull request) could have put its files: it is not used. Set "
+            "CITELEDGER_CACHE_DIR to a folder outside the project."
         )
     try:
         st = os.stat(folder)

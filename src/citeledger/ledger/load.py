@@ -26,6 +26,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from citeledger.confine import RealPaths, below
 from citeledger.errors import LedgerError
+from citeledger.evidence import usercache
 from citeledger.inputs import file_kind
 from citeledger.ledger import parsed
 from citeledger.ledger.csl import (
@@ -188,6 +189,7 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
             fix="create it or pass --ledger / citeledger.ledger",
         )
     root = os.path.dirname(os.path.abspath(name))
+    usercache.keep_out_of(root)  # before any accelerator of the user's cache is read
     text = _decode(data, name)
     if not lazy:
         return _parse(text, name, root)[0]
