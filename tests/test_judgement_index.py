@@ -19,11 +19,15 @@ from pathlib import Path
 
 import pytest
 
+import netserver as ns
 from citeledger.build.filter import main as filter_main
 from citeledger.cli import main
 from citeledger.evidence.judgements import FOLDER, USED
 from citeledger.evidence.store import EvidenceReader
 from citeledger.ledger import load_ledger
+from test_forgery_history import DOI_QUOTE, RETRACTED, _Registry
+
+netserver = ns.netserver
 
 DOC = "\n\n".join(f"Claim number {i} holds here [@s{i}]." for i in range(4)) + "\n"
 
@@ -54,6 +58,11 @@ def verified(tmp_path_factory: pytest.TempPathFactory, pandoc_path: str) -> Path
 
 @pytest.fixture()
 def project(verified: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return copied(verified, tmp_path, monkeypatch)
+
+
+def copied(verified: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of a verified project to change, the working directory, the index on."""
     folder = tmp_path / "p"
     shutil.copytree(verified, folder)
     monkeypatch.chdir(folder)
@@ -298,3 +307,52 @@ def test_an_index_folder_that_leads_outside_the_store_is_never_written(
     built = _build(project)
     assert _states(built[0]) == ["checked"] * 4
     assert [p.name for p in elsewhere.iterdir()] == ["ab.json"]
+
+
+@pytest.mark.parametrize("logged", ["retracted", "metadata-mismatch"])
+def test_an_answer_logged_later_for_the_same_work_is_seen_through_the_index(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    netserver: ns.NetServer,
+    pandoc_path: str,
+    logged: str,
+) -> None:
+    """Review F1: @a, a local copy of a DOI, holds no registry answer of its own and is judged
+    by what the history log holds for that DOI. Once @a's `checked` is remembered, another
+    source of the same work is verified online and the registry answers a retraction (or
+    another title): the log's answer is part of what the verdict was remembered for, so the
+    next build judges @a as a build without the index does, never `checked`."""
+    answer = dict(RETRACTED)
+    if logged == "metadata-mismatch":
+        answer = {k: v for k, v in RETRACTED.items() if k != "updated-by"}
+        answer["title"] = "Tidal physics of the outer estuary"
+    registry = _Registry(netserver, answer)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CITELEDGER_JUDGEMENT_INDEX", raising=False)
+    monkeypatch.delenv("CITELEDGER_LEDGER", raising=False)
+    (tmp_path / "settings.yaml").write_text(f"doi_base: {registry.base}\n", "utf-8")
+    (tmp_path / "a.txt").write_text(f"Claims manual\n\n{DOI_QUOTE}\n", "utf-8")
+    (tmp_path / "c.txt").write_text("Another report.\n\nThe sky is blue today.\n", "utf-8")
+    work = (
+        "    doi: 10.5555/appeals\n    title: Claims manual\n"
+        f"    quotes:\n      - text: {DOI_QUOTE}\n"
+    )
+    a = work.replace("    title:", "    local_copy: a.txt\n    title:", 1)
+    # @c after @a keeps @a's text (its span's end) the same when @b is added below
+    c = "  c:\n    file: c.txt\n    title: C\n    quotes:\n      - text: The sky is blue today.\n"
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(f"sources:\n  a:\n{a}{c}", "utf-8")
+    verify = ["verify", "--yes", "--allow-private", "--config", "settings.yaml"]
+    assert main(verify) == 0
+    (tmp_path / "doc.md").write_text("The window is 60 days [@a]. The sky is blue [@c].\n")
+    ast = subprocess.run(
+        [pandoc_path, "doc.md", "-t", "json"], capture_output=True, check=True
+    ).stdout
+    (tmp_path / "doc.json").write_bytes(ast)
+    assert _states(_build(tmp_path)[0]) == ["checked", "checked"]
+    assert _index_shards(tmp_path), "@a's verdict is remembered"
+    ledger.write_text(ledger.read_text("utf-8") + f"  b:\n{work}", "utf-8")
+    assert main([*verify, "--only", "b"]) == 0
+    built = _build(tmp_path)
+    assert built == _without_index(tmp_path, monkeypatch)
+    assert _states(built[0]) == [logged, "checked"]

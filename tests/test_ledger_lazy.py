@@ -265,6 +265,70 @@ def test_a_cold_lazy_load_hashes_the_ledgers_bytes_once(
     load_ledger(path, lazy=True)  # cold: no outline yet, one is kept
     assert hashed == [len(data)]
     monkeypatch.undo()
-    assert outline.recall(outline.place(data)) is not None  # kept under the bytes' digest
+    kept = outline.place(data, str(tmp_path))
+    assert outline.recall(kept) is not None  # kept under the bytes' and the folder's digest
     again = load_ledger(path, lazy=True)  # warm: read from the kept outline
     assert again.sources["s7"].quotes[0].text == "Words of source 7."
+
+
+@pytest.mark.parametrize("evidence", ["absolute", "relative", "default"])
+def test_the_same_bytes_in_another_folder_name_the_store_a_full_parse_names(
+    tmp_path: Path, evidence: str
+) -> None:
+    """Review F5: the outline is the parse of these bytes *in this folder*. The same ledger
+    copied deeper (a second checkout, a project template) must name the evidence store a full
+    parse there names — the absolute one it writes, or the one beside it — never the first
+    folder's store moved along with a relative path."""
+    store = tmp_path / "shared-store"
+    line = {
+        "absolute": f"evidence_dir: {store}\n",
+        "relative": "evidence_dir: ../store\n",
+        "default": "",
+    }[evidence]
+    first, second = tmp_path / "x" / "proj", tmp_path / "deeper" / "a" / "b" / "proj"
+    for folder in (first, second):
+        folder.mkdir(parents=True)
+        (folder / "citeledger.yaml").write_text(
+            line + "sources:\n  s:\n    url: https://example.org/\n", "utf-8"
+        )
+    for folder in (first, second, first):  # the first and second again from an outline
+        lazy = load_ledger(folder / "citeledger.yaml", lazy=True)
+        assert lazy.evidence_dir == load_ledger(folder / "citeledger.yaml").evidence_dir
+    assert load_ledger(second / "citeledger.yaml", lazy=True).evidence_dir == (
+        str(store)
+        if evidence == "absolute"
+        else str(second.parent / "store")
+        if evidence == "relative"
+        else str(second / ".citeledger")
+    )
+
+
+def test_a_build_of_a_copied_ledger_judges_by_the_store_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review F5, end to end: verified with an absolute ``evidence_dir``, then the same ledger
+    checked from a deeper copy of the project; the warm outline must not send that build to
+    another store (the verdict did depend on the cache: `stale`, evidence "gone")."""
+    first = tmp_path / "x" / "proj"
+    first.mkdir(parents=True)
+    (first / "s.txt").write_text("The gauge shows the mean spring range is 4.2 metres.\n")
+    (first / "citeledger.yaml").write_text(
+        f"evidence_dir: {first / 'store'}\nsources:\n  s:\n    file: s.txt\n    quotes:\n"
+        "      - text: the mean spring range is 4.2 metres\n",
+        "utf-8",
+    )
+    (first / "doc.md").write_text("The range is 4.2 metres [@s].\n", "utf-8")
+    monkeypatch.delenv("CITELEDGER_LEDGER", raising=False)
+    assert main(["verify", "--ledger", str(first / "citeledger.yaml"), "--yes"]) == 0
+
+    def state(folder: Path) -> str:
+        monkeypatch.chdir(folder)
+        assert main(["check", "doc.md", "--json", "r.json", "--warn-only", "--quiet"]) == 0
+        return str(json.loads((folder / "r.json").read_text("utf-8"))["citations"][0]["state"])
+
+    assert state(first) == "checked"  # the outline is kept
+    second = tmp_path / "deeper" / "a" / "b" / "proj"
+    second.mkdir(parents=True)
+    for name in ("s.txt", "citeledger.yaml", "doc.md"):
+        (second / name).write_bytes((first / name).read_bytes())
+    assert state(second) == "checked"

@@ -14,14 +14,12 @@ most once per build.
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from citeledger.build.pinpoints import locale_of, normalize_locator, pages_named
+from citeledger.evidence import usercache
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
@@ -56,6 +54,7 @@ _JUDGING_CODE = (
     "ledger/yamlnodes.py",
     "ledger/identifiers.py",
     "ledger/csl.py",
+    "ledger/csl-data.json",
     "build/pinpoints.py",
     "evidence/store.py",
     "evidence/registry.py",
@@ -71,25 +70,12 @@ _JUDGING_CODE = (
 
 @functools.cache
 def code_version() -> str:
-    """citeledger's version and the digest of the judging code's files, once per process."""
+    """citeledger's version and the digest of the judging code's files, of the interpreter and
+    of the libraries a verdict rests on, once per process: rapidfuzz scores the locator's fuzzy
+    stage and the metadata check, PyYAML reads the source a verdict is judged from."""
     from citeledger import __version__, code_digest
 
-    return code_digest(f"{__version__} rapidfuzz {_rapidfuzz_stamp()}", _JUDGING_CODE)
-
-
-def _rapidfuzz_stamp() -> str:
-    """rapidfuzz scores the locator's fuzzy stage and the metadata check, so its version keys
-    the index too: read from its ``__init__.py`` (which states it) rather than imported, since
-    importing it costs a build whose judgements all come from the index ~50 ms."""
-    spec = importlib.util.find_spec("rapidfuzz")
-    if spec is None or spec.origin is None:
-        return "missing"
-    try:
-        return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
-    except OSError:  # not a plain file (a zipped install): import it for its version
-        import rapidfuzz
-
-        return str(rapidfuzz.__version__)
+    return code_digest(__version__, _JUDGING_CODE, ("rapidfuzz", "yaml"))
 
 
 def _plural(n: int, word: str) -> str:
@@ -124,6 +110,9 @@ class Judge:
         self.reader = reader or EvidenceReader(ledger.evidence_dir)
         self.warnings: list[str] = []
         self._warned: set[str] = set()
+        distrusted = usercache.problem()  # the accelerators' cache: not used, and said so
+        if distrusted is not None:
+            self._warn(f"built without the user's cache: {distrusted}")
         self._prepared: dict[str, Any] = {}  # evidence path -> locate.Prepared, when needed
         # the accelerator: remembered verdicts, each re-validated by its files' digests
         self.index = index if index is not None else JudgementIndex.open(ledger.evidence_dir)
@@ -133,6 +122,8 @@ class Judge:
         self._judged: dict[tuple[str | None, ...], Judgement] = {}
         # evidence whose verdict rests on this machine's extractors, not on its bytes alone
         self._unrepeatable: set[str] = set()
+        # the evidence files of earlier receipts the verdict being judged read (path → sha256)
+        self._also_read: dict[str, str] = {}
 
     def finish(self) -> None:
         """The end of a build: keep the verdicts judged afresh, and the sources parsed, for the
@@ -331,10 +322,11 @@ class Judge:
         if known is None:
             known = self._remembered(key)
         if known is None:
+            self._also_read = {}
             known = self._judge_evidence(source, quote, receipt, trusted, ref.lang)
             ev = self.reader.load(receipt.evidence)
             if ev.ok and receipt.evidence not in self._unrepeatable:
-                self.index.put(key, known[0].value, known[1], ev.files)
+                self.index.put(key, known[0].value, known[1], {**self._also_read, **ev.files})
         self._verdicts[key] = known
         return verdict(known[0], *known[1], receipt=receipt)
 
@@ -371,16 +363,27 @@ class Judge:
             trusted,
             self.require_signature,
             str(self.reader.root),
+            self._logged_answers(source),
             *((locale,) if locale else ()),
         )
         self._index_keys[(key, id(quote), trusted, locale)] = (quote, made)  # holds quote: ids stay
         return made
 
+    def _logged_answers(self, source: Source) -> tuple[str | None, str | None] | None:
+        """What the history log holds of the registry's answers about the source's work (a
+        retraction, the newest title), which a check holding no answer is judged by
+        (``_earlier_answer``): part of what a verdict is remembered for, since another source,
+        another ledger or a later run may log an answer for the same identifier."""
+        if source.identifier.kind not in _REGISTRY:
+            return None
+        return self.reader.history().registry_of(str(source.identifier))
+
     def _remembered(self, key: str) -> tuple[State, tuple[str, ...]] | None:
-        """An index entry whose every evidence file still hashes as it did; else None."""
+        """An index entry whose every evidence file still hashes as it did (one recorded as
+        absent, "", is still absent); else None."""
         assert self.index is not None
         entry = self.index.get(key)
-        if entry is None or any(self.reader.digest(p) != d for p, d in entry.files):
+        if entry is None or any((self.reader.digest(p) or "") != d for p, d in entry.files):
             return None
         try:
             return State(entry.state), entry.reasons
@@ -485,7 +488,8 @@ class Judge:
         the log: a receipt line can add a retraction, and deleting one takes none away. The
         words say where the answer comes from ("" when there is none).
         """
-        logged_retraction, logged_title = self.reader.history().registry_of(receipt.identifier)
+        logged = self._logged_answers(source)
+        logged_retraction, logged_title = logged if logged is not None else (None, None)
         earlier = sorted(
             (
                 r
@@ -502,6 +506,8 @@ class Judge:
         for r in earlier:
             assert r.evidence is not None
             old = self.reader.load(r.evidence)
+            # a remembered verdict rests on these files too: "" for one that is not there
+            self._also_read.update(old.files or {r.evidence: self.reader.digest(r.evidence) or ""})
             if not old.ok or old.registry is None or old.identifier != receipt.identifier:
                 continue
             if answer is None:

@@ -4,20 +4,23 @@ Judging a receipt means parsing its WARC evidence, re-deriving or recalling its 
 running the locator again. Between two builds nothing of that changes unless the ledger or the
 evidence does, so a verdict is remembered here, in the evidence store (``judgements/``), under a
 key made of everything it was judged from except the evidence (the source's exact text in the
-ledger, its receipts included, the quote's place in it, the trust settings, the digest of the
-judging code: ``Judge._index_key``), with the sha256 of every evidence file it read. An entry
+ledger, its receipts included, the quote's place in it, the trust settings, the history log's
+registry answers for the source's identifier, the digest of the judging code:
+``Judge._index_key``), with the sha256 of every evidence file it read (an earlier receipt's
+too). An entry
 is used only when the key is the same and every one of those files still hashes to what it
 recorded: hashing a file is cheap, parsing it is not. So an edited, missing or swapped
 evidence file, or any change to the source's text, re-judges from scratch on the very build
 that sees it; an edit elsewhere in the ledger does not.
 
 The store is the writer's folder, often committed, so an entry could be written by anyone: each
-entry carries an HMAC under a secret kept in the user's cache (``CITELEDGER_CACHE_DIR``),
-outside the project, which a document or a pull request cannot read or write. An entry this
-machine did not write, a missing or corrupt index, an unreadable cache: all are simply judged
-again. Writes are atomic, only under ``<store>/judgements/`` (which ignores itself for git:
-the store is committed, the index is one machine's), and skipped when the store cannot be
-written (a read-only store still builds, without the index).
+entry carries an HMAC under the secret of the user's cache (``usercache``: the one seal of
+every accelerator), outside the project, which a document or a pull request cannot read or
+write. An entry this machine did not write, a missing or corrupt index, a cache that cannot be
+read or believed: all are simply judged again. Writes are atomic, only under
+``<store>/judgements/`` (which ignores itself for git: the store is committed, the index is one
+machine's), and skipped when the store cannot be written (a read-only store still builds,
+without the index).
 
 The index is pruned when a build saves: each entry carries the day a build last used it
 (outside its seal — it decides only what to forget, never what to believe), restamped at most
@@ -36,7 +39,6 @@ import hmac
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +47,7 @@ import orjson
 
 from citeledger.atomic import atomic_write
 from citeledger.confine import inside
-from citeledger.evidence.derivation import cache_dir
+from citeledger.evidence import usercache
 from citeledger.evidence.store import read_store_file
 
 FORMAT = 1  # bump when an entry's meaning changes: older entries are then never matched
@@ -69,41 +71,12 @@ class Remembered:
     files: tuple[tuple[str, str], ...]  # (path in the store, sha256 of its bytes)
 
 
-def _secret() -> bytes | None:
-    """This machine's index key, made on first use; None when the cache cannot hold it."""
-    path = cache_dir() / "judgements.key"
-    try:
-        data = path.read_bytes()
-        if len(data) == 32:
-            return data
-    except OSError:
-        pass
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another build made it a moment ago
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        return data if len(data) == 32 else None
-    except OSError:
-        return None
-    key = secrets.token_bytes(32)
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return key
-
-
 def _seal(secret: bytes, key: str, body: dict[str, Any]) -> str:
-    """The entry's HMAC-SHA256 over its compact, key-sorted JSON (orjson writes the same bytes
+    """The entry's seal (``usercache.mac``, the one the user's cache seals with) over its key and
+    its compact, key-sorted JSON (orjson writes the same bytes
     as ``json.dumps(sort_keys=True, ensure_ascii=False)``, in a third of the time: a thesis
     checks 500 seals a build)."""
-    text = orjson.dumps([key, body], option=orjson.OPT_SORT_KEYS)
-    return hmac.digest(secret, text, "sha256").hex()
+    return usercache.mac(secret, orjson.dumps([key, body], option=orjson.OPT_SORT_KEYS))
 
 
 def _shard_name(key: str) -> str:
@@ -131,7 +104,7 @@ class JudgementIndex:
         """The store's index; ``CITELEDGER_JUDGEMENT_INDEX=off`` judges everything afresh."""
         if os.environ.get("CITELEDGER_JUDGEMENT_INDEX", "").lower() in ("off", "0", "no"):
             return cls(Path(store), None)
-        return cls(Path(store), _secret())
+        return cls(Path(store), usercache.secret())
 
     @staticmethod
     def key(*parts: Any) -> str:

@@ -26,6 +26,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from citeledger.confine import RealPaths, below
 from citeledger.errors import LedgerError
+from citeledger.evidence import usercache
 from citeledger.inputs import file_kind
 from citeledger.ledger import parsed
 from citeledger.ledger.csl import (
@@ -188,12 +189,13 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
             fix="create it or pass --ledger / citeledger.ledger",
         )
     root = os.path.dirname(os.path.abspath(name))
+    usercache.keep_out_of(root)  # before any accelerator of the user's cache is read
     text = _decode(data, name)
     if not lazy:
         return _parse(text, name, root)[0]
     from citeledger.ledger import outline
 
-    where = outline.place(data)
+    where = outline.place(data, root)
     known = outline.recall(where)
     sliced = _from_outline(known, text, name, root, where) if known is not None else None
     if sliced is not None:
@@ -204,7 +206,7 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
     spans = _source_spans(text, node) if node is not None else None
     if spans is not None:
         top = {
-            "evidence": os.path.relpath(ledger.evidence_dir, root),
+            "evidence": ledger.evidence_dir,  # as the parse resolved it in this folder
             "allow": ledger.allow_files_outside,
             "trusted": list(ledger.trusted_keys),
             "require": ledger.require_signature,
@@ -434,7 +436,7 @@ def _from_outline(
             path=file,
             root=root,
             sources=sources,
-            evidence_dir=os.path.normpath(os.path.join(root, str(top["evidence"]))),
+            evidence_dir=str(top["evidence"]),
             allow_files_outside=bool(top["allow"]),
             trusted_keys=tuple(str(k) for k in top["trusted"]),
             require_signature=bool(top["require"]),

@@ -6,15 +6,17 @@ ledger's share of the build (YAML, then validation), and it gives the same answe
 bytes change. So a build keeps each ``Source`` it parsed beside the outline, in the user's
 cache, in a file named by the sha256 of the ledger's bytes and of everything else a parse
 reads: the ledger's name and folder, whether files may lie outside it, and the parsing code
-itself (citeledger's version and the digest of its files). Other bytes are another file.
+itself (citeledger's version, the digest of its files, the interpreter's version and PyYAML's).
+Other bytes are another file.
 
 What a parse reads beyond the text is checked again on every recall: a ``file:`` identifier or
 ``local_copy`` must still resolve inside the ledger's folder (a symbolic link may have moved
 since), else the source is parsed and the parse says what is wrong. An entry holds values of
 ``citeledger.model`` only, read by an unpickler that can make nothing else (no code runs): one
 that is unreadable, of another shape or for another key is no entry, and the source is parsed.
-The cache is outside the project, like the outline and the judgement index's key: a document or
-a pull request cannot write one. A cache that cannot be read or written costs time, never
+The cache is outside the project, like the outline and the judgement index's key, and believed
+only when the user alone can write it (``usercache``): a document or a pull request cannot
+write one. A cache that cannot be read or written costs time, never
 correctness.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import io
 import json
 import os
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeledger import __version__, code_digest, model
-from citeledger.evidence.derivation import keep
+from citeledger.evidence import usercache
 
 FORMAT = 1
 _MODEL = frozenset({"Source", "Identifier", "Quote", "Receipt", "Review", "Withdrawal", "Edit"})
@@ -42,19 +45,23 @@ _PARSING_CODE = (
     "ledger/yamlnodes.py",
     "ledger/identifiers.py",
     "ledger/csl.py",
+    "ledger/csl-data.json",
+    "ledger/outline.py",
     "ledger/parsed.py",
 )
 
 
 @functools.cache
-def _code() -> str:
-    return code_digest(f"{FORMAT} {__version__}", _PARSING_CODE)
+def parse_code() -> str:
+    """The digest of the parsing code, the interpreter and PyYAML: the ledger's outline and its
+    parsed sources are kept for it (another is another parse)."""
+    return code_digest(f"{FORMAT} {__version__}", _PARSING_CODE, ("yaml",))
 
 
 def place(outline_place: Path, file: str, root: str, allow_outside: bool) -> Path:
     """Where the parsed sources of a ledger are kept: beside its outline (``outline.place``,
     the sha256 of its bytes), under the digest of the rest a parse reads."""
-    made_of = json.dumps([_code(), file, root, allow_outside], ensure_ascii=False)
+    made_of = json.dumps([parse_code(), file, root, allow_outside], ensure_ascii=False)
     digest = hashlib.sha256(made_of.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return outline_place.with_name(f"{outline_place.stem}.{digest}.sources")
 
@@ -83,10 +90,11 @@ class Kept:
     asked for (a page citing one source of 2,000 unpickles one), new ones appended by
     :meth:`save`.
 
-    The file is a run of records ``(key, sha256 of data, data)``, each appended in one write:
-    a record that does not read as one (two builds writing at once, a torn write) ends the
-    reading there, and what was not read is parsed again; a record's digest is checked when
-    its entry is asked for, and one that does not hold is no entry."""
+    The file is a run of records ``(key, seal, data)``, each appended in one write: a record
+    that does not read as one (two builds writing at once, a torn write) ends the reading
+    there, and what was not read is parsed again; a record's seal (``usercache.mac`` over the
+    file's name, the key and the data, under the user's cache's secret) is checked when its
+    entry is asked for, and one that does not hold — planted, copied, moved — is no entry."""
 
     def __init__(self, where: Path) -> None:
         self.where = where
@@ -94,14 +102,22 @@ class Kept:
         self._new: dict[str, bytes] = {}
         self._whole = True  # every record read: the file may be appended to
         self._asked = 0
+        self._secret: tuple[bytes, bytes] | None = None  # the cache's key, the file's name
+
+    def _seal(self, key: str, data: bytes) -> str | None:
+        if self._secret is None:  # once per load: a thesis asks for 500 entries
+            self._secret = usercache.secret() or b"", usercache.named(self.where)
+        secret, name = self._secret
+        if not secret:
+            return None
+        return usercache.mac(secret, name + key.encode("utf-8", "surrogatepass") + b"\n" + data)
 
     def _read(self) -> dict[str, tuple[str, bytes]]:
         entries: dict[str, tuple[str, bytes]] = {}
-        try:
-            fh = open(self.where, "rb")  # noqa: SIM115 - closed below, after the last record
-        except OSError:
+        blob = usercache.read(self.where)
+        if blob is None:
             return entries
-        with fh:
+        with io.BytesIO(blob) as fh:
             records = _Only(fh, model=False)
             while True:
                 try:
@@ -128,8 +144,9 @@ class Kept:
         entry = self._entries.get(key)
         if entry is None:
             return None
-        digest, data = entry
-        if hashlib.sha256(data).hexdigest() != digest:  # checked when used: a page uses one
+        seal, data = entry
+        made = self._seal(key, data)  # checked when used: a page uses one
+        if made is None or not hmac.compare_digest(made, seal):
             return None
         try:
             value = _Only(io.BytesIO(data), model=True).load()
@@ -159,17 +176,23 @@ class Kept:
             return
         if self._entries is None:
             self._entries = self._read()
-        added = {k: (hashlib.sha256(d).hexdigest(), d) for k, d in self._new.items()}
+        added: dict[str, tuple[str, bytes]] = {}
+        for k, d in self._new.items():
+            seal = self._seal(k, d)
+            if seal is None:  # no key: nothing kept could be believed
+                return
+            added[k] = (seal, d)
         self._entries.update(added)
         self._new = {}
         if not self._whole:  # records no build can read: the file is written afresh
             self._whole = True
-            keep(self.where, b"".join(_record(k, e) for k, e in self._entries.items()))
+            usercache.keep(self.where, b"".join(_record(k, e) for k, e in self._entries.items()))
             return
         records = b"".join(_record(k, e) for k, e in added.items())
         try:
-            self.where.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self.where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+            fd = os.open(self.where, flags, 0o600)
             try:
                 view = memoryview(records)
                 while view:
