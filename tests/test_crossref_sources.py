@@ -49,7 +49,7 @@ def _build(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=project,
         capture_output=True,
         text=True,
-        env=venv_env(CITELEDGER_CACHE_DIR=str(project / "cache")),
+        env=venv_env(CITELEDGER_CACHE_DIR=str(project.parent / f"{project.name}-cache")),
         check=False,
     )
 
@@ -78,7 +78,7 @@ def test_a_prefixed_key_no_ledger_has_stays_a_crossref(tmp_path: Path) -> None:
         cwd=project,
         input=raw,
         capture_output=True,
-        env=venv_env(CITELEDGER_CACHE_DIR=str(project / "cache")),
+        env=venv_env(CITELEDGER_CACHE_DIR=str(project.parent / f"{project.name}-cache")),
         check=True,
     )
     assert filtered.stdout == raw and filtered.stderr == b""
@@ -116,7 +116,7 @@ def test_a_ledger_key_the_document_defines_as_a_label_is_a_crossref_with_a_warni
 def test_check_reads_them_as_the_build_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     doc = "Markets fell sharply that whole year [@sec-2020].\n\n$$ x $$ {#eq-smith}\n\n"
     doc += "The rule holds as @eq-smith and @fig-1 show.\n"
     project = _project(tmp_path, doc)
@@ -206,7 +206,7 @@ def test_a_rerun_and_a_markdown_build_keep_them_citations(tmp_path: Path) -> Non
     ledger += "      - text: Two.\n        id: two\n"
     project = _project(tmp_path, "Claim [@sec-2020; @smith quote:two]. See @sec-intro.\n")
     (project / "citeledger.yaml").write_text(ledger, encoding="utf-8")
-    env = venv_env(CITELEDGER_CACHE_DIR=str(project / "cache"))
+    env = venv_env(CITELEDGER_CACHE_DIR=str(project.parent / f"{project.name}-cache"))
 
     def run(*args: str, data: bytes | None = None) -> bytes:
         done = subprocess.run(args, cwd=project, input=data, capture_output=True, env=env)

@@ -123,7 +123,7 @@ def _build(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=project,
         capture_output=True,
         text=True,
-        env=venv_env(CITELEDGER_CACHE_DIR=str(project / "cache")),
+        env=venv_env(CITELEDGER_CACHE_DIR=str(project.parent / f"{project.name}-cache")),
         check=False,
     )
 
@@ -132,7 +132,7 @@ def _build(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_german_page_locator_is_checked_on_its_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, locator: str, cited: str
 ) -> None:
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     project = _project(tmp_path, locator, cited)
     c = _check(project)
     assert c["state"] == "checked", c["reasons"]
@@ -146,7 +146,7 @@ def test_a_german_page_locator_is_held_to_the_evidence(
 ) -> None:
     """``S. 3`` is a page in German: the quote stands on page 2, so it is not checked there —
     the page rule applies as to ``p. 3``."""
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     c = _check(_project(tmp_path, "S. 3", "S. 3"))
     assert c["state"] == "quote-not-found"
     assert "S. 3" in str(c["reasons"]) and "page 2" in str(c["reasons"])
@@ -157,7 +157,7 @@ def test_the_language_given_on_the_command_line_counts(
 ) -> None:
     """``-M lang=de`` is the document's language for citeproc, and so for the build; without
     any, ``S. 2`` is a pinpoint the build cannot read, a breakdown that says so."""
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     project = _project(tmp_path, "p. 2", "S. 2", lang="")
     english = _build(project)
     assert "[citation 1: unchecked]" in english.stdout

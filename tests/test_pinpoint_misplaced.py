@@ -51,8 +51,9 @@ def _check(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str,
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+    cache = tmp_path.parent / f"{tmp_path.name}-cache"  # outside the project: it is believed
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(cache))
+    return cache
 
 
 def test_check_says_where_verify_found_the_quote(

@@ -41,7 +41,7 @@ def _state(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, list
 def test_a_page_locator_the_quote_does_not_stand_on_is_not_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     project = _project(tmp_path, [[QUOTE], ["Page two text."], ["Page three text."]], "p. 3")
     state, reasons = _state(project, capsys)
     assert state == "quote-not-found"
@@ -72,7 +72,7 @@ def test_the_page_the_locator_names_is_checked(
     locator: str,
     expected: str,
 ) -> None:
-    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     state, reasons = _state(_project(tmp_path, pages, locator), capsys)
     assert state == expected, reasons
     if expected != "checked":
