@@ -15,7 +15,6 @@ source after another under a fresh CPU allowance, and replaced whenever one goes
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import multiprocessing
@@ -27,10 +26,13 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.reduction import ForkingPickler
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from citeledger.errors import ExtractError
 from citeledger.extract.pdf import MAX_INFLATED_BYTES
+
+if TYPE_CHECKING:  # imported where used: the forkserver preloads this module, not asyncio
+    import asyncio
 
 T = TypeVar("T")
 
@@ -270,6 +272,8 @@ class WorkerPool:
         doing so: a thread per source cost verify's process three handoffs of its interpreter
         lock a source (its largest cost after HTTP). A task cancelled while its worker works
         kills that worker (its answer must never be read as the next source's)."""
+        import asyncio
+
         gate = self._gate()
         async with gate:
             if not self._free.acquire(blocking=False):  # a thread's ``run`` holds a worker
@@ -287,6 +291,8 @@ class WorkerPool:
 
     def _gate(self) -> asyncio.Semaphore:
         """The event loop's places at the pool, one per worker (made in the loop that waits)."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         if self._loop_gate is None or self._loop_gate[0] is not loop:
             self._loop_gate = (loop, asyncio.Semaphore(self.size))
@@ -297,6 +303,8 @@ class WorkerPool:
     ) -> tuple[Any, bool]:
         """Send the task, wait until the worker's answer starts to arrive (or its pipe ends, or
         the wall limit passes), then read it whole: the worker writes it at once."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         task = ForkingPickler.dumps((fn, args))
         try:

@@ -8,7 +8,6 @@ the located span — never the writer's typing.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -328,6 +327,8 @@ async def capture_async(
         if done[1] is not None and done[2]:  # written and noted: only the store to tell
             work, stored = _settled(retrieval, store, done, noted_for, body_sha)
         else:
+            import asyncio  # here: the workers' forkserver imports this module, not asyncio
+
             loop = asyncio.get_running_loop()
             work, stored = await loop.run_in_executor(
                 threads, _settled, retrieval, store, done, noted_for, body_sha
