@@ -8,7 +8,6 @@ its evidence file); the next run completes the rest and leaves no temp file.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import random
@@ -130,31 +129,3 @@ def test_the_pool_serves_many_sources_and_still_stops_one_over_its_limit() -> No
         # the worker that went over its limit was replaced: the pool still works
         work = pool.run(analyse, (body, "text/plain", None, None, ()))
         assert work.extracted is not None
-
-
-def test_the_pool_from_an_event_loop_keeps_its_limits_and_never_reuses_a_cancelled_worker() -> None:
-    """``run_async`` (verify's path): the same results and limits as ``run``; a task cancelled
-    while its worker works leaves no worker whose late answer the next task would read."""
-    body = b"Intro. The passage number 7 is here. And more text after it."
-    quotes = (("passage number 7", None),)
-
-    async def scenario(pool: WorkerPool) -> None:
-        works = await asyncio.gather(
-            *(pool.run_async(analyse, (body, "text/plain", None, None, quotes)) for _ in range(6))
-        )
-        assert all(w.extracted is not None for w in works)
-        assert all(r.found for w in works for r in w.located.values())
-        with pytest.raises(LimitExceeded, match="1 s of CPU"):
-            await pool.run_async(spin, ())
-        with pytest.raises(ExtractError, match="ZeroDivisionError"):
-            await pool.run_async(divmod, (1, 0))
-        late = asyncio.ensure_future(pool.run_async(time.sleep, (0.5,)))
-        await asyncio.sleep(0.1)  # sent, and its worker is sleeping
-        late.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await late
-        for n in range(3):  # each answer is its own task's, not the cancelled one's
-            assert await pool.run_async(divmod, (n, 3)) == (0, n)
-
-    with WorkerPool(Limits(cpu_seconds=1), size=1) as pool:
-        asyncio.run(scenario(pool))

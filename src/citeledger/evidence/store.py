@@ -32,7 +32,7 @@ import os
 import secrets
 import threading
 import zlib
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -244,22 +244,6 @@ class EvidenceStore:
             lock = self._writing.setdefault(body_sha, threading.Lock())
         with lock:
             yield
-
-    @contextlib.asynccontextmanager
-    async def holding_async(self, body_sha: str) -> AsyncIterator[None]:
-        """``holding`` for a task on an event loop (verify's): the same lock, so a thread's
-        ``holding`` and a task's exclude each other, waited for without blocking the loop
-        (two sources with one body are rare: a short sleep, not a thread, waits)."""
-        import asyncio  # here: a build, which imports this module, never waits on a loop
-
-        with self._guard:
-            lock = self._writing.setdefault(body_sha, threading.Lock())
-        while not lock.acquire(blocking=False):
-            await asyncio.sleep(0.005)
-        try:
-            yield
-        finally:
-            lock.release()
 
     def adopt(self, stored: StoredEvidence) -> None:
         """A file written under this store (here or by a worker, ``write_evidence``): it and its

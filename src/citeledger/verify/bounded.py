@@ -25,14 +25,10 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing.reduction import ForkingPickler
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from citeledger.errors import ExtractError
 from citeledger.extract.pdf import MAX_INFLATED_BYTES
-
-if TYPE_CHECKING:  # imported where used: the forkserver preloads this module, not asyncio
-    import asyncio
 
 T = TypeVar("T")
 
@@ -45,7 +41,6 @@ _PRELOAD = [
     "citeledger.locate.locator",
     "citeledger.verify.bounded",
 ]
-_SEND_ON_LOOP = 1 << 20  # a larger task is written to the worker's pipe from a thread
 TASKS_PER_WORKER = 500  # then a fresh worker: whatever one source's work left behind is gone
 
 
@@ -207,11 +202,6 @@ def _serve(conn: Any, limits: Limits) -> None:
         _run_and_send(conn, fn, args)
 
 
-def _resolve(future: asyncio.Future[bool], value: bool) -> None:
-    if not future.done():
-        future.set_result(value)
-
-
 class _Worker:
     def __init__(self, ctx: Any, limits: Limits) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
@@ -220,17 +210,14 @@ class _Worker:
         child.close()
         self.tasks = 0
 
-    def stop(self, kill: bool, wait: bool = True) -> None:
-        """Kill it, or ask it to end; ``wait=False`` leaves its exit (an interpreter's
-        teardown, tens of ms) for the caller to wait for later, off an event loop."""
+    def stop(self, kill: bool) -> None:
         if kill and self.proc.is_alive():
             self.proc.kill()
         else:
             with contextlib.suppress(OSError):
                 self.conn.send(None)
         self.conn.close()
-        if wait:
-            self.proc.join()
+        self.proc.join()
 
 
 class WorkerPool:
@@ -249,9 +236,7 @@ class WorkerPool:
         self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
         self._free = threading.Semaphore(self.size)
         self._all: set[_Worker] = set()
-        self._leaving: list[_Worker] = []  # asked to end, not yet waited for
         self._lock = threading.Lock()
-        self._loop_gate: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
 
     def run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         with self._free:
@@ -265,76 +250,12 @@ class WorkerPool:
                     waited_out = True
             except (EOFError, OSError):  # the worker died before it could answer
                 pass
-            return self._settle(worker, message, waited_out)  # type: ignore[no-any-return]
-
-    async def run_async(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        """``run`` from an event loop, which waits on the worker's pipe instead of a thread
-        doing so: a thread per source cost verify's process three handoffs of its interpreter
-        lock a source (its largest cost after HTTP). A task cancelled while its worker works
-        kills that worker (its answer must never be read as the next source's)."""
-        import asyncio
-
-        gate = self._gate()
-        async with gate:
-            if not self._free.acquire(blocking=False):  # a thread's ``run`` holds a worker
-                return await asyncio.to_thread(self.run, fn, args)
-            try:
-                worker = self._take()
-                try:
-                    message, waited_out = await self._exchange(worker, fn, args)
-                except BaseException:
-                    self._retire(worker, kill=True)
-                    raise
-                return self._settle(worker, message, waited_out)  # type: ignore[no-any-return]
-            finally:
-                self._free.release()
-
-    def _gate(self) -> asyncio.Semaphore:
-        """The event loop's places at the pool, one per worker (made in the loop that waits)."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        if self._loop_gate is None or self._loop_gate[0] is not loop:
-            self._loop_gate = (loop, asyncio.Semaphore(self.size))
-        return self._loop_gate[1]
-
-    async def _exchange(
-        self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...]
-    ) -> tuple[Any, bool]:
-        """Send the task, wait until the worker's answer starts to arrive (or its pipe ends, or
-        the wall limit passes), then read it whole: the worker writes it at once."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        task = ForkingPickler.dumps((fn, args))
-        try:
-            if len(task) > _SEND_ON_LOOP:  # a large body: the pipe's copy not on the loop
-                await asyncio.to_thread(worker.conn.send_bytes, task)
+            if message is not None and message[0] == "ok":
+                worker.tasks += 1
+                self._give_back(worker)
             else:
-                worker.conn.send_bytes(task)
-            ready = loop.create_future()
-            fd = worker.conn.fileno()
-            loop.add_reader(fd, _resolve, ready, True)
-            timer = loop.call_later(self.limits.wall_seconds, _resolve, ready, False)
-            try:
-                answered = await ready
-            finally:
-                timer.cancel()
-                loop.remove_reader(fd)
-            if not answered:
-                return None, True
-            return worker.conn.recv(), False
-        except (EOFError, OSError):  # the worker died before it could answer
-            return None, False
-
-    def _settle(self, worker: _Worker, message: Any, waited_out: bool) -> Any:
-        """The answer's result or exception; the worker back in the pool, or replaced."""
-        if message is not None and message[0] == "ok":
-            worker.tasks += 1
-            self._give_back(worker)
-        else:
-            self._retire(worker, kill=True)
-        return _answer(message, waited_out, worker.proc.exitcode or 0, self.limits)
+                self._retire(worker, kill=True)
+            return _answer(message, waited_out, worker.proc.exitcode or 0, self.limits)  # type: ignore[no-any-return]
 
     def _take(self) -> _Worker:
         try:
@@ -354,18 +275,13 @@ class WorkerPool:
     def _retire(self, worker: _Worker, kill: bool) -> None:
         with self._lock:
             self._all.discard(worker)
-            if not kill:  # waited for at ``close``
-                self._leaving.append(worker)
-        worker.stop(kill, wait=kill)
+        worker.stop(kill)
 
     def close(self) -> None:
         with self._lock:
             workers, self._all = list(self._all), set()
-            leaving, self._leaving = self._leaving, []
         for worker in workers:
             worker.stop(kill=False)
-        for worker in leaving:
-            worker.proc.join()
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -268,7 +268,7 @@ def capture(
     here when the worker could not.
     """
     args = (retrieval.body, retrieval.content_type, retrieval.url, retrieval.status)
-    quotes = _quotes(sources)
+    quotes = tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
     stored: StoredEvidence | None = None
     if noted_for is not None and pool is None:
         _note(store.root, noted_for, retrieval.body)
@@ -280,12 +280,21 @@ def capture(
     elif pool is not None:
         body_sha = sha256_hex(retrieval.body)
         with store.holding(body_sha):  # the worker's write is this digest's one write
+            noted = noted_for is None
             try:
-                job = _pool_job(retrieval, quotes, pool, store, body_sha, noted_for)
-                done = pool.run(analyse_and_store, job)
+                inflated = pool.limits.max_inflated_bytes
+                job = (retrieval, quotes, inflated, store.root, body_sha, store.synced)
+                work, stored, noted = pool.run(analyse_and_store, (*job, noted_for))
             except ExtractError as exc:
-                done = (Analysis(None, exc.message), None, noted_for is None)
-            work, stored = _settled(retrieval, store, done, noted_for, body_sha)
+                work = Analysis(None, exc.message)
+            if noted_for is not None and not noted:  # a failed note or worker: noted here
+                _note(store.root, noted_for, retrieval.body)  # (a second line is harmless)
+            if stored is None:  # not written: an HTML page's image, a failed write or worker
+                work = _html_snapshots(retrieval.body, retrieval.content_type, work)
+                stored = store.put_held(retrieval, work.extracted, work.snapshots, body_sha)
+                _remember(work, stored)
+            else:
+                store.adopt(stored)
         prepared = None
     else:
         from citeledger.verify.bounded import run_bounded
@@ -303,79 +312,6 @@ def capture(
     return Capture(
         retrieval, stored, work.extracted, prepared, work.reason, work.located, work.snapshot_note
     )
-
-
-async def capture_async(
-    retrieval: Retrieval,
-    store: EvidenceStore,
-    sources: Sequence[Source],
-    pool: Any,
-    noted_for: str | None,
-    threads: Any,
-) -> Capture:
-    """``capture`` with ``pool`` for a task on an event loop (verify's): the worker is waited
-    for on the loop, not by a thread (``WorkerPool.run_async``), and ``threads`` (an executor)
-    take only what the worker could not finish: an HTML page's image, a failed note or write."""
-    quotes = _quotes(sources)
-    body_sha = sha256_hex(retrieval.body)
-    async with store.holding_async(body_sha):  # the worker's write is this digest's one write
-        try:
-            job = _pool_job(retrieval, quotes, pool, store, body_sha, noted_for)
-            done = await pool.run_async(analyse_and_store, job)
-        except ExtractError as exc:
-            done = (Analysis(None, exc.message), None, noted_for is None)
-        if done[1] is not None and done[2]:  # written and noted: only the store to tell
-            work, stored = _settled(retrieval, store, done, noted_for, body_sha)
-        else:
-            import asyncio  # here: the workers' forkserver imports this module, not asyncio
-
-            loop = asyncio.get_running_loop()
-            work, stored = await loop.run_in_executor(
-                threads, _settled, retrieval, store, done, noted_for, body_sha
-            )
-    return Capture(
-        retrieval, stored, work.extracted, None, work.reason, work.located, work.snapshot_note
-    )
-
-
-def _quotes(sources: Sequence[Source]) -> tuple[tuple[str, int | None], ...]:
-    """Every distinct (quote, hint) of the sources sharing one retrieval."""
-    return tuple(dict.fromkeys((q.text, quote_hint(q)) for s in sources for q in s.quotes))
-
-
-def _pool_job(
-    retrieval: Retrieval,
-    quotes: Sequence[tuple[str, int | None]],
-    pool: Any,
-    store: EvidenceStore,
-    body_sha: str,
-    noted_for: str | None,
-) -> tuple[Any, ...]:
-    """``analyse_and_store``'s arguments for a pool's worker."""
-    inflated = pool.limits.max_inflated_bytes
-    return (retrieval, quotes, inflated, store.root, body_sha, store.synced, noted_for)
-
-
-def _settled(
-    retrieval: Retrieval,
-    store: EvidenceStore,
-    done: tuple[Analysis, StoredEvidence | None, bool],
-    noted_for: str | None,
-    body_sha: str,
-) -> tuple[Analysis, StoredEvidence]:
-    """A worker's ``analyse_and_store`` answer finished here (the caller holds the body's
-    digest): the note when the worker could not take it, the HTML page's image and the file
-    when it did not write it, else the worker's file adopted by the store."""
-    work, stored, noted = done
-    if noted_for is not None and not noted:  # a failed note or worker: noted here
-        _note(store.root, noted_for, retrieval.body)  # (a second line is harmless)
-    if stored is None:  # not written: an HTML page's image, a failed write or worker
-        work = _html_snapshots(retrieval.body, retrieval.content_type, work)
-        stored = store.put_held(retrieval, work.extracted, work.snapshots, body_sha)
-        _remember(work, stored)
-    else:
-        store.adopt(stored)
-    return work, stored
 
 
 def analyse_and_store(

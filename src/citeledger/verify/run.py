@@ -34,7 +34,7 @@ from citeledger.verify.batch import Finished, ReceiptBatch
 from citeledger.verify.bounded import WorkerPool, warm_up
 from citeledger.verify.receipts import (
     Capture,
-    capture_async,
+    capture,
     failure_receipts,
     receipts_for_capture,
 )
@@ -201,7 +201,7 @@ def execute(
         _writer(batch) as write,  # forked before any thread of the run, holding the run lock
         Progress(out, len(requests), verb) as progress,
         WorkerPool(config.extraction_limits) as pool,
-        ThreadPoolExecutor(4 * pool.size) as threads,  # a capture's slow rest: an image, a write
+        ThreadPoolExecutor(4 * pool.size) as threads,  # a capture mostly waits: a worker, fsync
     ):
         writing = asyncio.Lock()
         noted_as = os.path.abspath(ledger_path)  # once: each note would ask the cwd again
@@ -223,11 +223,11 @@ def execute(
             cap, digest = None, None
             same = groups[outcome.request.key]
             if outcome.retrieval is not None:
-                # noted, extracted, located and stored in a worker while the loop keeps
-                # fetching; noted first, so a run killed before the receipts are written has
-                # its evidence removed by the next (``evidence.leftovers``)
-                cap = await capture_async(outcome.retrieval, store, same, pool, noted_as, threads)
-                digest = cap.stored.body_sha256  # the note's digest is the body's
+                # noted, extracted, located and stored off the event loop, which keeps fetching
+                loop = asyncio.get_running_loop()
+                digest, cap = await loop.run_in_executor(
+                    threads, noted_capture, led, noted_as, outcome.retrieval, store, same, pool
+                )
             done = []
             for source in same:
                 receipts, line = handle(source, outcome, cap)
@@ -292,6 +292,21 @@ def _registry_note(outcome: Any) -> str:
         f" — WARNING: the registry could not be asked ({error}): no retraction or other work "
         "is known from this check; earlier answers still count"
     )
+
+
+def noted_capture(
+    led: Ledger,
+    ledger_path: str,
+    retrieval: Any,
+    store: EvidenceStore,
+    sources: Sequence[Source],
+    pool: WorkerPool,
+) -> tuple[str, Capture]:
+    """The body's leftovers note, then its capture: noted first (in the worker that stores it),
+    so a run killed before the receipts are written has its evidence removed by the next
+    (``evidence.leftovers``). The note's digest is the body's."""
+    cap = capture(retrieval, store, sources, None, pool, noted_for=ledger_path)
+    return cap.stored.body_sha256, cap
 
 
 @contextlib.contextmanager
