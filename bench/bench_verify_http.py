@@ -12,6 +12,11 @@ The verify side is a whole CLI process (interpreter start, imports, the ledger's
 extraction workers' start) while the bare loop runs in this already-started process, so a
 second line prints the ratio with verify's fixed cost taken out: the wall of a one-page verify
 on the same server, subtracted from the N-page wall. The first line stays the target's figure.
+
+``--cpu`` also prints where the N-page verify's CPU went, process by process (read from
+``/proc`` while it runs, Linux only): verify's own process, its receipt writer, the extraction
+workers, the forkserver, and this process's loopback server. On 2 cores the wall cannot be
+less than about their sum over 2, which is what bounds the ratio when every part is busy.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -80,8 +86,9 @@ def server(latency: float) -> Iterator[str]:
         httpd.server_close()
 
 
-def run_verify(base: str, n: int) -> tuple[float, int]:
-    """Wall seconds of one real verify of n url sources, and the found receipts it wrote."""
+def run_verify(base: str, n: int, cpu: dict[str, float] | None = None) -> tuple[float, int]:
+    """Wall seconds of one real verify of n url sources, and the found receipts it wrote;
+    with ``cpu``, filled with each role's CPU seconds (``cpu_split``)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         lines = ["citeledger: 1", "sources:"]
@@ -91,17 +98,64 @@ def run_verify(base: str, n: int) -> tuple[float, int]:
         ledger = folder / "citeledger.yaml"
         ledger.write_text("\n".join(lines) + "\n", "utf-8")
         start = time.perf_counter()
-        subprocess.run(
+        before = time.process_time()  # this process: the loopback server's threads
+        proc = subprocess.Popen(
             [sys.executable, "-m", "citeledger.cli", "verify", "--yes", "--allow-private"],
             cwd=folder,
             stdout=subprocess.DEVNULL,
-            check=True,
         )
+        seen: dict[int, tuple[str, float]] = {}
+        while proc.poll() is None:
+            if cpu is not None:
+                seen.update(_tree_cpu(proc.pid))
+            time.sleep(0.05)
         wall = time.perf_counter() - start
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, proc.args)
+        if cpu is not None:
+            cpu["loopback server (this process, and this poll)"] = time.process_time() - before
+            for role, seconds in seen.values():
+                cpu[role] = cpu.get(role, 0.0) + seconds
         led = load_ledger(ledger)
         latest = [q.latest for s in led.sources.values() for q in s.quotes]
         found = sum(1 for r in latest if r is not None and r.outcome == "found")
     return wall, found
+
+
+def _tree_cpu(root: int) -> dict[int, tuple[str, float]]:
+    """Each live process under ``root`` (itself included): its role and CPU seconds so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[int, tuple[str, float]] = {}
+    todo = [(root, "verify's own process")]
+    while todo:
+        pid, role = todo.pop()
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            kids = " ".join(
+                (t / "children").read_text() for t in Path(f"/proc/{pid}/task").iterdir()
+            ).split()
+        except OSError:  # ended meanwhile: its last reading stands
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        found[pid] = (role, (int(fields[11]) + int(fields[12])) / tick)
+        for kid in map(int, kids):
+            todo.append((kid, _role(role, kid)))
+    return found
+
+
+def _role(parent: str, pid: int) -> str:
+    """What a child of a process in ``parent``'s role is (its command line tells)."""
+    if parent == "forkserver":  # its children share its command line
+        return "extraction workers"
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "other"
+    if b"forkserver" in command:
+        return "forkserver"
+    if b"resource_tracker" in command:
+        return "other"
+    return "receipt writer" if parent == "verify's own process" else "other"
 
 
 async def bare(base: str, n: int, per_host: int) -> float:
@@ -120,10 +174,11 @@ async def bare(base: str, n: int, per_host: int) -> float:
     return time.perf_counter() - start
 
 
-def compare(n: int, latency: float) -> None:
+def compare(n: int, latency: float, show_cpu: bool = False) -> None:
     per_host = RetrieveConfig().per_host_concurrency
+    cpu: dict[str, float] | None = {} if show_cpu else None
     with server(latency) as base:
-        wall, found = run_verify(base, n)
+        wall, found = run_verify(base, n, cpu)
         loop = asyncio.run(bare(base, n, per_host))
         fixed = min(run_verify(base, 1)[0] for _ in range(2))
     label = f"{n} pages, {latency * 1000:.0f} ms latency, {per_host} per host"
@@ -135,16 +190,22 @@ def compare(n: int, latency: float) -> None:
         f"  without verify's fixed cost (a 1-page verify: {fixed:.2f} s): "
         f"{loop / per_page:.2f}x (second figure; not the target's)"
     )
+    if cpu:
+        total = sum(cpu.values())
+        print(f"  CPU of the {n}-page verify: {total:.2f} s in all, {total / 2:.2f} s over 2 cores")
+        for role, seconds in sorted(cpu.items(), key=lambda kv: -kv[1]):
+            print(f"    {role}: {seconds:.2f} s ({seconds / n * 1000:.2f} ms a page)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--latency", type=float, default=0.05, help="seconds, second pass")
+    parser.add_argument("--cpu", action="store_true", help="print each process's CPU (Linux)")
     args = parser.parse_args()
-    compare(args.pages, 0.0)
+    compare(args.pages, 0.0, args.cpu)
     if args.latency:
-        compare(args.pages, args.latency)
+        compare(args.pages, args.latency, args.cpu)
 
 
 if __name__ == "__main__":

@@ -101,6 +101,18 @@ def _context() -> Any:
     return ctx
 
 
+def warm_up() -> None:
+    """Start the forkserver now; it imports the extractors (a few tenths of a second) on the
+    other core while the caller goes on, where the first source's worker waited for it.
+
+    It starts a process and no thread, so a fork made after it (``verify.writer``) is still
+    a fork of one thread."""
+    _context()
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+
+
 def run_bounded(fn: Callable[..., T], args: tuple[Any, ...], limits: Limits) -> T:
     """``fn(*args)`` in a limited child; ``LimitExceeded`` naming the limit it went over.
 

@@ -31,7 +31,7 @@ from citeledger.inert import visible
 from citeledger.model import Ledger, Receipt, Source
 from citeledger.verify import writer
 from citeledger.verify.batch import Finished, ReceiptBatch
-from citeledger.verify.bounded import WorkerPool
+from citeledger.verify.bounded import WorkerPool, warm_up
 from citeledger.verify.receipts import (
     Capture,
     capture,
@@ -175,6 +175,8 @@ def execute(
         out.write(f"citeledger: nothing to {verb} (no source with a quote)\n")
         return 0
     ledger_mod.refuse_shared_quotes(ledger_path, [s.key for s in sources])  # before any request
+    if not dry_run:
+        warm_up()  # its imports beside the plan and the writer's start; nothing is sent
     config = load_config(config_path, allow_private)
     # One request per identifier: two sources citing the same page share one retrieval.
     groups: dict[str, list[Source]] = {}
