@@ -517,7 +517,6 @@ class StoreFiles:
         except OSError as e:
             raise StoreFileError(rel, f"is unreadable ({e.strerror or e})") from None
 
-
     def _missing(self, rel: str) -> str:
         """Why a file is not there, in words; naming the quarantine when a verify moved a file
         of that name there as a killed run's leftover (``evidence.leftovers``): one move back."""
