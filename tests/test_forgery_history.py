@@ -189,6 +189,52 @@ def test_a_registry_finding_is_not_forgotten_when_the_registry_is_not_asked(
     assert state is not State.CHECKED, (state, reasons)
 
 
+@pytest.mark.parametrize("deleted", ["its retracted: line", "the whole first receipt"])
+def test_a_retraction_is_not_forgotten_when_the_doi_is_respelled(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str], deleted: str
+) -> None:
+    """Review s20 F2: DOIs ignore case, so the retraction stored and logged under
+    10.5555/appeals holds for 10.5555/APPEALS re-verified without asking the registry — also
+    with the old receipt's `retracted:` line (or the whole receipt) deleted."""
+    ledger, _, verify = _doi_project(tmp_path, netserver, RETRACTED)
+    verify(capsys)
+    assert _state(ledger, "m")[0] is State.RETRACTED
+    text = ledger.read_text("utf-8")
+    ledger.write_text(text.replace("doi: 10.5555/appeals", "doi: 10.5555/APPEALS", 1), "utf-8")
+    verify(capsys, "fetch_metadata: false\n")
+    receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
+    assert [r.identifier for r in receipts] == ["doi:10.5555/appeals", "doi:10.5555/APPEALS"]
+    if deleted == "its retracted: line":
+        text = ledger.read_text("utf-8")
+        ledger.write_text(re.sub(r"\n *retracted: [^\n]*", "", text), "utf-8")
+    else:
+        _without_first_receipt(ledger)
+    state, reasons = _state(ledger, "m")
+    assert state is State.RETRACTED and "10.5555/notice" in reasons, (state, reasons)
+
+
+def test_a_later_check_under_another_spelling_is_not_forgotten(tmp_path: Path) -> None:
+    """Review s20 F2: a check logged under `./a.txt` is a check of `a.txt`: deleting its
+    receipt and respelling the path back does not bring the older `found` back."""
+    source = tmp_path / "a.txt"
+    source.write_text(f"Report A.\n\n{QUOTE}\n", encoding="utf-8")
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n",
+        encoding="utf-8",
+    )
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    found = ledger.read_text("utf-8")
+    source.write_text(f"Report A.\n\n{QUOTE.replace('60', '90')}\n", encoding="utf-8")
+    ledger.write_text(found.replace("file: a.txt", "file: ./a.txt"), "utf-8")
+    main(["verify", "--ledger", str(ledger), "--yes"])
+    assert _state(ledger, "a")[0] is State.QUOTE_NOT_FOUND
+    head = re.findall(r"history_head: \w+", ledger.read_text("utf-8"))[0]
+    ledger.write_text(re.sub(r"history_head: \w+", head, found), "utf-8")  # the first receipt
+    state, reasons = _state(ledger, "a")
+    assert state is State.STALE and "logged a later check" in reasons, (state, reasons)
+
+
 def test_a_local_copy_keeps_the_retraction_its_evidence_recorded(
     tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -26,6 +26,7 @@ from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
 from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
+from citeledger.ledger.identifiers import canonical
 from citeledger.locate.edits import count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 
@@ -471,12 +472,13 @@ class Judge:
         words say where the answer comes from ("" when there is none).
         """
         logged_retraction, logged_title = self.reader.history().registry_of(receipt.identifier)
+        work = canonical(receipt.identifier)  # the same work under any spelling of it
         earlier = sorted(
             (
                 r
                 for q in source.quotes
                 for r in q.receipts
-                if r is not receipt and r.identifier == receipt.identifier and r.evidence
+                if r is not receipt and canonical(r.identifier) == work and r.evidence
             ),
             key=lambda r: r.retrieved_at,
             reverse=True,
@@ -487,7 +489,7 @@ class Judge:
         for r in earlier:
             assert r.evidence is not None
             old = self.reader.load(r.evidence)
-            if not old.ok or old.registry is None or old.identifier != receipt.identifier:
+            if not old.ok or old.registry is None or canonical(old.identifier or "") != work:
                 continue
             if answer is None:
                 answer, when = old.registry, r.retrieved_at

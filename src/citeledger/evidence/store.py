@@ -40,6 +40,7 @@ from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
 from citeledger.inputs import NotAFile, read_regular
+from citeledger.ledger.identifiers import canonical
 from citeledger.model import Extracted, Retrieval, page_starts_of
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -620,6 +621,9 @@ def _registry_record(receipt: Any) -> dict[str, Any]:
     return {"registry": {"retracted": receipt.retracted, "title": str(title or "")}}
 
 
+_RECORDS = ("withdrawn", "disputed")  # the records a source keeps forever (Judge._deleted_record)
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     digest: str
@@ -656,13 +660,15 @@ class History:
         return self.entries[at] if at is not None else None
 
     def of_quote(self, key: str, identifier: str, quote_sha256: str) -> list[HistoryEntry]:
-        """The entries logged for one quote of one source, oldest first."""
-        return self._by_quote.get((key, identifier, quote_sha256), [])
+        """The entries logged for one quote of one source, oldest first, whichever spelling of
+        its identifier each check was made under (``identifiers.canonical``)."""
+        return self._by_quote.get((key, canonical(identifier), quote_sha256), [])
 
     def registry_of(self, identifier: str) -> tuple[str | None, str | None]:
-        """What the log holds of the registry's answers about this work: a retraction any of
-        them recorded, and the newest one's title (None: no answer logged)."""
-        answers = self._answers.get(identifier, [])
+        """What the log holds of the registry's answers about this work, under any spelling of
+        its identifier: a retraction any of them recorded, and the newest one's title (None: no
+        answer logged)."""
+        answers = self._answers.get(canonical(identifier), [])
         retracted = next((r for r, _ in answers if r), None)
         return retracted, (answers[-1][1] if answers else None)
 
@@ -671,24 +677,30 @@ class History:
         answers: dict[str, list[tuple[str, str]]] = {}
         for e in self.entries:
             if e.registry is not None:
-                answers.setdefault(e.identifier, []).append(e.registry)
+                answers.setdefault(canonical(e.identifier), []).append(e.registry)
         return answers
 
     def records_of(self, key: str, identifier: str) -> list[HistoryEntry]:
-        """The withdrawals and disputes the tool recorded for this source, oldest first."""
-        return [
+        """The withdrawals and disputes the tool recorded for this source, oldest first,
+        whichever spelling of its identifier each was made under."""
+        work = canonical(identifier)
+        return [e for e in self._records if e.key == key and canonical(e.identifier) == work]
+
+    @cached_property
+    def _records(self) -> tuple[HistoryEntry, ...]:
+        return tuple(
             e
-            for e in self._by_quote.get((key, identifier, ""), [])
-            if e.record is not None and e.outcome in ("withdrawn", "disputed")
-        ]
+            for e in self.entries
+            if e.record is not None and e.quote_sha256 == "" and e.outcome in _RECORDS
+        )
 
     def logged(self, identifier: str, quote_sha256: str) -> bool:
-        """Whether any source's check of these words at this identifier was logged."""
-        return (identifier, quote_sha256) in self._works
+        """Whether any source's check of these words at this work was logged."""
+        return (canonical(identifier), quote_sha256) in self._works
 
     @cached_property
     def _works(self) -> frozenset[tuple[str, str]]:
-        return frozenset((e.identifier, e.quote_sha256) for e in self.entries)
+        return frozenset((canonical(e.identifier), e.quote_sha256) for e in self.entries)
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -702,7 +714,7 @@ class History:
     def _by_quote(self) -> dict[tuple[str, str, str], list[HistoryEntry]]:
         groups: dict[tuple[str, str, str], list[HistoryEntry]] = {}
         for e in self.entries:
-            groups.setdefault((e.key, e.identifier, e.quote_sha256), []).append(e)
+            groups.setdefault((e.key, canonical(e.identifier), e.quote_sha256), []).append(e)
         return groups
 
 
