@@ -293,6 +293,60 @@ def test_a_deleted_withdrawal_or_dispute_does_not_restore_checked(
     assert _state(ledger, "a")[0] is not State.CHECKED
 
 
+def _recorded(tmp_path: Path, command: str, sources: str) -> Path:
+    """A file ledger verified, then `command` (withdraw/dispute) run on its source @a."""
+    ledger = tmp_path / "citeledger.yaml"
+    (tmp_path / "a.txt").write_text(f"Report A.\n\n{QUOTE} Late appeals are refused.\n", "utf-8")
+    ledger.write_text(f"sources:\n{sources}", encoding="utf-8")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    argv = [command, "a", "--reason", "It says 90 days.", "--ledger", str(ledger)]
+    assert main([*argv, "--source-says", "within 90 days"]) == 0
+    return ledger
+
+
+@pytest.mark.parametrize("command", ["withdraw", "dispute"])
+@pytest.mark.parametrize("edit", ["key renamed", "path respelled", "both"])
+def test_a_record_is_not_shed_by_renaming_the_key_or_respelling_the_identifier(
+    tmp_path: Path, command: str, edit: str
+) -> None:
+    """Review s20 F3: the record's block deleted, the key renamed (`a` → `a2`) or the path
+    respelled (`./a.txt`), and the source verified again: the logged record still decides."""
+    one = f"  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n"
+    ledger = _recorded(tmp_path, command, one)
+    record = "withdrawn" if command == "withdraw" else "disputed"
+    text = re.sub(rf"\n    {record}:\n(?:      [^\n]*\n)+", "\n", ledger.read_text("utf-8"))
+    key = "a2" if edit != "path respelled" else "a"
+    if edit != "path respelled":
+        text = text.replace("\n  a:\n", "\n  a2:\n", 1)
+    if edit != "key renamed":
+        text = text.replace("file: a.txt", "file: ./a.txt", 1)
+    ledger.write_text(text, "utf-8")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    expected = State.WITHDRAWN if command == "withdraw" else State.DISPUTED
+    state, reasons = _state(ledger, key)
+    assert state is expected and "no longer holds" in reasons and "90 days" in reasons, reasons
+
+
+def test_one_sources_record_is_not_anothers_claim_on_the_same_work(tmp_path: Path) -> None:
+    """Two sources may cite one work for different words: withdrawing one leaves the other
+    checked while the ledger holds the record; a source citing the withdrawn words is not."""
+    other = "Late appeals are refused."
+    sources = (
+        f"  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n"
+        f"  b:\n    file: ./a.txt\n    quotes:\n      - text: {other}\n"
+    )
+    ledger = _recorded(tmp_path, "withdraw", sources)
+    assert _state(ledger, "a")[0] is State.WITHDRAWN
+    assert _state(ledger, "b")[0] is State.CHECKED
+    # the withdrawn claim moved to another key, its record left on a key no document cites
+    text = ledger.read_text("utf-8")
+    ledger.write_text(text + f"  c:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    state, reasons = _state(ledger, "c")
+    assert state is State.WITHDRAWN and "same quoted words" in reasons, (state, reasons)
+    assert _state(ledger, "b")[0] is State.CHECKED
+
+
 def test_concurrent_appends_keep_the_log_chained(tmp_path: Path) -> None:
     """A `withdraw` while a verify writes its receipts: both append to the log, and each line
     must chain to the one before it, or every build would call the log edited."""

@@ -25,7 +25,7 @@ from citeledger.build.pinpoints import normalize_locator, pages_named
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
-from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
+from citeledger.evidence.store import EvidenceReader, HistoryEntry, LoadedEvidence, sha256_hex
 from citeledger.ledger.identifiers import canonical
 from citeledger.locate.edits import count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
@@ -216,22 +216,60 @@ class Judge:
     def _deleted_record(self, source: Source) -> Judgement | None:
         """A withdrawal or dispute the tool recorded (its history log keeps each) that the
         ledger no longer holds: both are never deleted, so taking one out is a breakdown that
-        says what was removed, never a way back to `checked`."""
+        says what was removed, never a way back to `checked`. A record is about a claim on a
+        work: it is found by the key it was made under and by the work's identifier in any
+        spelling, so a renamed key or a respelled identifier does not shed it."""
         for entry in self.reader.history().records_of(source.key, str(source.identifier)):
             if getattr(source, entry.outcome) is not None:
+                continue
+            if entry.key != source.key and not self._record_reaches(entry, source):
                 continue
             assert entry.record is not None
             reason, says = entry.record
             state = State.WITHDRAWN if entry.outcome == "withdrawn" else State.DISPUTED
-            reasons = [
-                f"The ledger no longer holds the `{entry.outcome}:` record of @{source.key} made "
-                f"on {entry.retrieved_at} ({reason}), which the evidence store's history log "
-                f"keeps: it is never deleted. Restore it in {self.ledger.path}."
-            ]
+            reasons = [self._record_words(entry, source, reason)]
             if says:
                 reasons.append(f"What the source says: “{says}”")
             return Judgement(source.key, state, tuple(reasons), source=source)
         return None
+
+    def _record_words(self, entry: HistoryEntry, source: Source, reason: str) -> str:
+        made = f"`{entry.outcome}:` record of @{entry.key} made on {entry.retrieved_at} ({reason})"
+        if entry.key == source.key:
+            where = ","
+        elif self._held(entry):
+            return (
+                f"The {made} is about the same work and the same quoted words as @{source.key}: "
+                f"it holds here too. Record it on @{source.key} as well, or cite other words."
+            )
+        else:
+            where = f" for the same work ({entry.identifier}),"
+        return (
+            f"The ledger no longer holds the {made}{where} which the evidence store's history "
+            f"log keeps: it is never deleted. Restore it on @{source.key} in {self.ledger.path}."
+        )
+
+    def _held(self, entry: HistoryEntry) -> bool:
+        """Does the ledger still hold this record where it was made, for the same work?"""
+        made_under = self.ledger.sources.get(entry.key)
+        return (
+            made_under is not None
+            and getattr(made_under, entry.outcome) is not None
+            and canonical(str(made_under.identifier)) == canonical(entry.identifier)
+        )
+
+    def _record_reaches(self, entry: HistoryEntry, source: Source) -> bool:
+        """Does another key's record of this work hold for ``source``? Always when the ledger
+        no longer holds it where it was made (the key renamed, or its record or work taken
+        away); while it does, only for a source that cites words logged under that key — two
+        sources may cite one work for different claims, and one's withdrawal is not the
+        other's."""
+        if not self._held(entry):
+            return True
+        chain = self.reader.history()
+        return any(
+            chain.of_quote(entry.key, entry.identifier, sha256_hex(q.text)) for q in source.quotes
+        )
 
     def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
         quotes = source.quotes

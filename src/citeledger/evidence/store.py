@@ -681,10 +681,12 @@ class History:
         return answers
 
     def records_of(self, key: str, identifier: str) -> list[HistoryEntry]:
-        """The withdrawals and disputes the tool recorded for this source, oldest first,
-        whichever spelling of its identifier each was made under."""
+        """The withdrawals and disputes the tool recorded for this source, oldest first: those
+        made under its key, and those made for its work under any key or spelling — a record
+        is bound to what it is about, so renaming the key or respelling the identifier does
+        not shed it."""
         work = canonical(identifier)
-        return [e for e in self._records if e.key == key and canonical(e.identifier) == work]
+        return [e for e in self._records if e.key == key or canonical(e.identifier) == work]
 
     @cached_property
     def _records(self) -> tuple[HistoryEntry, ...]:
