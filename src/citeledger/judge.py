@@ -780,6 +780,9 @@ class Judge:
             )
         if ev.text_confirmed is not None:
             return None if ev.text_confirmed else _REWRITTEN
+        wrong_kind = _kind_problem(ev)
+        if wrong_kind is not None:
+            return State.TAMPERED, wrong_kind
         _, trusted, _ = self._signature(receipt)
         if trusted and receipt.evidence_sha256 == ev.file_sha256:
             return None  # not cached: another receipt on the same file may not be signed
@@ -813,6 +816,26 @@ class Judge:
         if ok:
             remember(ev.body_sha256, now, ev.text_sha256)
         return None if ok else _REWRITTEN
+
+
+def _kind_problem(ev: LoadedEvidence) -> str | None:
+    """Is the extractor record's kind what the stored body is? Derived from the body, its
+    content type and its address, as extraction decides it (``extract.dispatch``), never read
+    off the record: the kind decides whether the text has pages (``model.page_starts_of``), so
+    a PDF's record rewritten to ``text`` would empty its page map and pass any page locator."""
+    from citeledger.errors import ExtractError
+    from citeledger.extract.dispatch import detect_kind
+
+    try:
+        kind = detect_kind(ev.body or b"", ev.content_type, ev.target_uri)
+    except ExtractError as e:
+        kind = f"not a text ({e.message})"
+    if kind == ev.kind:
+        return None
+    return (
+        f"The evidence's extractor record says its body is {ev.kind or 'of no kind'}, but the "
+        f"stored body is {kind}: the record was rewritten (a PDF's page map taken away, say)."
+    )
 
 
 _REWRITTEN = (
