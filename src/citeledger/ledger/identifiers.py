@@ -13,6 +13,7 @@ says nothing about whether the work exists; only ``verify`` may find that out.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
@@ -323,6 +324,7 @@ def validate_identifier(kind: str, value: str) -> str:
     return validator(value)
 
 
+@functools.lru_cache(maxsize=4096)  # a log names few works, each on many lines
 def canonical(identifier: str) -> str:
     """The form in which two spellings of one work compare equal (``kind:value``, as receipts
     and the history log write identifiers): a record about a work — a registry's retraction, a
