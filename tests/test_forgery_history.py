@@ -213,6 +213,25 @@ def test_a_retraction_is_not_forgotten_when_the_doi_is_respelled(
     assert state is State.RETRACTED and "10.5555/notice" in reasons, (state, reasons)
 
 
+def test_a_later_answer_without_the_retraction_does_not_take_it_back(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review s20 F2 (the report's "also"): a retraction is permanent. A later verify whose
+    registry answer records none (the resolver changed, the settings point at another one)
+    leaves the work retracted, from the log, also with the earlier receipt deleted."""
+    ledger, registry, verify = _doi_project(tmp_path, netserver, RETRACTED)
+    verify(capsys)
+    assert _state(ledger, "m")[0] is State.RETRACTED
+    registry.answer = {k: v for k, v in RETRACTED.items() if k != "updated-by"}
+    verify(capsys)
+    receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
+    assert [r.retracted is None for r in receipts] == [False, True]
+    for _ in range(2):
+        state, reasons = _state(ledger, "m")
+        assert state is State.RETRACTED and "history log" in reasons, (state, reasons)
+        _without_first_receipt(ledger)
+
+
 def test_a_later_check_under_another_spelling_is_not_forgotten(tmp_path: Path) -> None:
     """Review s20 F2: a check logged under `./a.txt` is a check of `a.txt`: deleting its
     receipt and respelling the path back does not bring the older `found` back."""

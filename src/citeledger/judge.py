@@ -445,6 +445,11 @@ class Judge:
             registry, retracted, carried = self._earlier_answer(source, receipt)
             if carried:
                 self._unrepeatable.add(ev.path)  # rests on other checks, not on this file
+        elif ev is not None and ev.ok and not retracted and source.identifier.kind in _REGISTRY:
+            logged = self._logged_retraction(receipt)  # an answer without it takes none back
+            if logged is not None:
+                retracted, carried = logged
+                self._unrepeatable.add(ev.path)  # rests on the log, not on this file
         if retracted:  # a retraction outranks everything a check could find
             return verdict(
                 State.RETRACTED, f"The registry records a retraction: {retracted}{carried}"
@@ -499,6 +504,18 @@ class Judge:
         if self.require_signature and not trusted:
             return verdict(State.UNCHECKED, self._unsigned_reason(receipt))
         return verdict(State.CHECKED, self._checked_reason(receipt))
+
+    def _logged_retraction(self, receipt: Receipt) -> tuple[str, str] | None:
+        """A retraction the history log holds for this work although the latest answer records
+        none: a retraction is permanent, so a registry (or a resolver the settings point
+        elsewhere) that stops saying so does not take it back."""
+        logged, _ = self.reader.history().registry_of(receipt.identifier)
+        if logged is None:
+            return None
+        return logged, (
+            " (as the history log records an earlier answer of the registry; the latest "
+            f"check, {receipt.retrieved_at}, holds an answer that records none)"
+        )
 
     def _earlier_answer(
         self, source: Source, receipt: Receipt
