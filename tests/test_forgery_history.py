@@ -189,6 +189,71 @@ def test_a_registry_finding_is_not_forgotten_when_the_registry_is_not_asked(
     assert state is not State.CHECKED, (state, reasons)
 
 
+@pytest.mark.parametrize("deleted", ["its retracted: line", "the whole first receipt"])
+def test_a_retraction_is_not_forgotten_when_the_doi_is_respelled(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str], deleted: str
+) -> None:
+    """Review s20 F2: DOIs ignore case, so the retraction stored and logged under
+    10.5555/appeals holds for 10.5555/APPEALS re-verified without asking the registry — also
+    with the old receipt's `retracted:` line (or the whole receipt) deleted."""
+    ledger, _, verify = _doi_project(tmp_path, netserver, RETRACTED)
+    verify(capsys)
+    assert _state(ledger, "m")[0] is State.RETRACTED
+    text = ledger.read_text("utf-8")
+    ledger.write_text(text.replace("doi: 10.5555/appeals", "doi: 10.5555/APPEALS", 1), "utf-8")
+    verify(capsys, "fetch_metadata: false\n")
+    receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
+    assert [r.identifier for r in receipts] == ["doi:10.5555/appeals", "doi:10.5555/APPEALS"]
+    if deleted == "its retracted: line":
+        text = ledger.read_text("utf-8")
+        ledger.write_text(re.sub(r"\n *retracted: [^\n]*", "", text), "utf-8")
+    else:
+        _without_first_receipt(ledger)
+    state, reasons = _state(ledger, "m")
+    assert state is State.RETRACTED and "10.5555/notice" in reasons, (state, reasons)
+
+
+def test_a_later_answer_without_the_retraction_does_not_take_it_back(
+    tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review s20 F2 (the report's "also"): a retraction is permanent. A later verify whose
+    registry answer records none (the resolver changed, the settings point at another one)
+    leaves the work retracted, from the log, also with the earlier receipt deleted."""
+    ledger, registry, verify = _doi_project(tmp_path, netserver, RETRACTED)
+    verify(capsys)
+    assert _state(ledger, "m")[0] is State.RETRACTED
+    registry.answer = {k: v for k, v in RETRACTED.items() if k != "updated-by"}
+    verify(capsys)
+    receipts = load_ledger(ledger).sources["m"].quotes[0].receipts
+    assert [r.retracted is None for r in receipts] == [False, True]
+    for _ in range(2):
+        state, reasons = _state(ledger, "m")
+        assert state is State.RETRACTED and "history log" in reasons, (state, reasons)
+        _without_first_receipt(ledger)
+
+
+def test_a_later_check_under_another_spelling_is_not_forgotten(tmp_path: Path) -> None:
+    """Review s20 F2: a check logged under `./a.txt` is a check of `a.txt`: deleting its
+    receipt and respelling the path back does not bring the older `found` back."""
+    source = tmp_path / "a.txt"
+    source.write_text(f"Report A.\n\n{QUOTE}\n", encoding="utf-8")
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n",
+        encoding="utf-8",
+    )
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    found = ledger.read_text("utf-8")
+    source.write_text(f"Report A.\n\n{QUOTE.replace('60', '90')}\n", encoding="utf-8")
+    ledger.write_text(found.replace("file: a.txt", "file: ./a.txt"), "utf-8")
+    main(["verify", "--ledger", str(ledger), "--yes"])
+    assert _state(ledger, "a")[0] is State.QUOTE_NOT_FOUND
+    head = re.findall(r"history_head: \w+", ledger.read_text("utf-8"))[0]
+    ledger.write_text(re.sub(r"history_head: \w+", head, found), "utf-8")  # the first receipt
+    state, reasons = _state(ledger, "a")
+    assert state is State.STALE and "logged a later check" in reasons, (state, reasons)
+
+
 def test_a_local_copy_keeps_the_retraction_its_evidence_recorded(
     tmp_path: Path, netserver: ns.NetServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -245,6 +310,60 @@ def test_a_deleted_withdrawal_or_dispute_does_not_restore_checked(
     log = tmp_path / ".citeledger" / "history.jsonl"
     log.write_text("".join(log.read_text("utf-8").splitlines(keepends=True)[:-1]), "utf-8")
     assert _state(ledger, "a")[0] is not State.CHECKED
+
+
+def _recorded(tmp_path: Path, command: str, sources: str) -> Path:
+    """A file ledger verified, then `command` (withdraw/dispute) run on its source @a."""
+    ledger = tmp_path / "citeledger.yaml"
+    (tmp_path / "a.txt").write_text(f"Report A.\n\n{QUOTE} Late appeals are refused.\n", "utf-8")
+    ledger.write_text(f"sources:\n{sources}", encoding="utf-8")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    argv = [command, "a", "--reason", "It says 90 days.", "--ledger", str(ledger)]
+    assert main([*argv, "--source-says", "within 90 days"]) == 0
+    return ledger
+
+
+@pytest.mark.parametrize("command", ["withdraw", "dispute"])
+@pytest.mark.parametrize("edit", ["key renamed", "path respelled", "both"])
+def test_a_record_is_not_shed_by_renaming_the_key_or_respelling_the_identifier(
+    tmp_path: Path, command: str, edit: str
+) -> None:
+    """Review s20 F3: the record's block deleted, the key renamed (`a` → `a2`) or the path
+    respelled (`./a.txt`), and the source verified again: the logged record still decides."""
+    one = f"  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n"
+    ledger = _recorded(tmp_path, command, one)
+    record = "withdrawn" if command == "withdraw" else "disputed"
+    text = re.sub(rf"\n    {record}:\n(?:      [^\n]*\n)+", "\n", ledger.read_text("utf-8"))
+    key = "a2" if edit != "path respelled" else "a"
+    if edit != "path respelled":
+        text = text.replace("\n  a:\n", "\n  a2:\n", 1)
+    if edit != "key renamed":
+        text = text.replace("file: a.txt", "file: ./a.txt", 1)
+    ledger.write_text(text, "utf-8")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    expected = State.WITHDRAWN if command == "withdraw" else State.DISPUTED
+    state, reasons = _state(ledger, key)
+    assert state is expected and "no longer holds" in reasons and "90 days" in reasons, reasons
+
+
+def test_one_sources_record_is_not_anothers_claim_on_the_same_work(tmp_path: Path) -> None:
+    """Two sources may cite one work for different words: withdrawing one leaves the other
+    checked while the ledger holds the record; a source citing the withdrawn words is not."""
+    other = "Late appeals are refused."
+    sources = (
+        f"  a:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n"
+        f"  b:\n    file: ./a.txt\n    quotes:\n      - text: {other}\n"
+    )
+    ledger = _recorded(tmp_path, "withdraw", sources)
+    assert _state(ledger, "a")[0] is State.WITHDRAWN
+    assert _state(ledger, "b")[0] is State.CHECKED
+    # the withdrawn claim moved to another key, its record left on a key no document cites
+    text = ledger.read_text("utf-8")
+    ledger.write_text(text + f"  c:\n    file: a.txt\n    quotes:\n      - text: {QUOTE}\n")
+    assert main(["verify", "--ledger", str(ledger), "--yes"]) == 0
+    state, reasons = _state(ledger, "c")
+    assert state is State.WITHDRAWN and "same quoted words" in reasons, (state, reasons)
+    assert _state(ledger, "b")[0] is State.CHECKED
 
 
 def test_concurrent_appends_keep_the_log_chained(tmp_path: Path) -> None:

@@ -368,8 +368,8 @@ def test_extractor_record_fuzz(
         assert state == "checked", reasons
     elif not well_formed:
         assert state == "tampered", (record, reasons)
-    elif any(record[k] != genuine[k] for k in ("page_starts", "text_sha256")):
-        assert state == "tampered", (record, reasons)  # bound to the text (A8)
+    elif any(record[k] != genuine[k] for k in ("page_starts", "text_sha256", "kind")):
+        assert state == "tampered", (record, reasons)  # bound to the text (A8), the body (F12)
 
 
 # --- A8: the page a reader is shown is the evidence text's, and cannot be forged -----------------
@@ -392,3 +392,26 @@ def test_a_forged_page_map_is_tampered(tmp_path: Path, digest: str) -> None:
     assert _receipt(ledger).page == 3
     got = _check(tmp_path, ledger)
     assert got["state"] == "tampered" and "page map" in got["reasons"][0], got
+
+
+@pytest.mark.parametrize("kind", ["text", "html"])
+def test_a_pdf_record_rewritten_to_another_kind_is_tampered(tmp_path: Path, kind: str) -> None:
+    """Review s20 F12: the extractor record's kind rewritten from `pdf` (the page map emptied
+    to match, the receipt's `page` deleted, `evidence_sha256` recomputed) made a page locator
+    that names another page than the quote's unchecked by nothing: `checked`. The kind is the
+    body's, derived from it as extraction derives it."""
+    from test_extract_pdf import make_pdf
+
+    pages = [[PDF_QUOTE], ["Page two text of the report."], ["Page three text of the report."]]
+    ledger = _verified(tmp_path, "r.pdf", make_pdf(pages), PDF_QUOTE, locator="p. 3")
+    (tmp_path / "doc.md").write_text("Appeals take 60 days [@a, p. 3].\n", encoding="utf-8")
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "quote-not-found" and "page 1" in got["reasons"][0], got
+    evidence = _evidence_file(ledger)
+    record = _extractor_record(evidence)
+    assert record["kind"] == "pdf"
+    record.update(kind=kind, page_starts=[])
+    _rewrite_record(evidence, "metadata", json.dumps(record).encode())
+    _edit(ledger, page=None, evidence_sha256=hashlib.sha256(evidence.read_bytes()).hexdigest())
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "tampered" and "stored body is pdf" in got["reasons"][0], got

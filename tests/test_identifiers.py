@@ -14,6 +14,7 @@ from citeledger.ledger import load_ledger
 from citeledger.ledger.identifiers import (
     IdentifierError,
     arxiv_version,
+    canonical,
     validate_arxiv,
     validate_doi,
     validate_identifier,
@@ -353,3 +354,55 @@ def test_printed_dois_are_found_where_their_prefix_starts() -> None:
         (1, "10.1371/x.1"),
         (31, "10.1038/nature123"),
     ]
+
+
+# --- the canonical form: one work, any spelling ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spellings", "form"),
+    [
+        (
+            ["doi:10.5555/appeals", "doi:10.5555/APPEALS", "doi:https://doi.org/10.5555/Appeals"],
+            "doi:10.5555/appeals",
+        ),
+        (
+            ["arxiv:2101.00001", "arxiv:2101.00001v2", "arxiv:arXiv:2101.00001v1"],
+            "arxiv:2101.00001",
+        ),
+        (["arxiv:hep-th/9901001v3", "arxiv:hep-th/9901001"], "arxiv:hep-th/9901001"),
+        (["isbn:0306406152", "isbn:9780306406157", "isbn:978-0-306-40615-7"], "isbn:9780306406157"),
+        (
+            ["url:https://example.org/a", "url:HTTPS://Example.ORG:443/a"],
+            "url:https://example.org/a",
+        ),
+        (
+            ["file:sources/s1.txt", "file:./sources/s1.txt", "file:sources//s1.txt"],
+            "file:sources/s1.txt",
+        ),
+    ],
+)
+def test_every_spelling_of_one_work_has_one_canonical_form(spellings: list[str], form: str) -> None:
+    assert {canonical(s) for s in spellings} == {form}
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("doi:10.5555/appeals", "doi:10.5555/appeal"),
+        ("arxiv:2101.00001", "arxiv:2101.00002"),
+        ("url:https://example.org/A", "url:https://example.org/a"),  # a path keeps its case
+        ("url:http://example.org:8080/a", "url:http://example.org/a"),
+        ("isbn:9790306406156", "isbn:9780306406157"),
+        ("doi:10.5555/a", "url:https://doi.org/10.5555/a"),  # the kind stays part of it
+    ],
+)
+def test_other_works_keep_other_canonical_forms(one: str, other: str) -> None:
+    assert canonical(one) != canonical(other)
+
+
+@given(st.text(alphabet="0123456789", min_size=9, max_size=9))
+def test_an_isbn10_and_its_isbn13_are_one_work(first9: str) -> None:
+    isbn10 = first9 + isbn10_check(first9)
+    isbn13 = "978" + first9 + isbn13_check("978" + first9)
+    assert canonical(f"isbn:{isbn10}") == canonical(f"isbn:{isbn13}") == f"isbn:{isbn13}"

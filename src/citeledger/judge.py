@@ -23,7 +23,8 @@ from citeledger.evidence import usercache
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
 from citeledger.evidence.registry import metadata_mismatch, retraction_of
-from citeledger.evidence.store import EvidenceReader, LoadedEvidence, sha256_hex
+from citeledger.evidence.store import EvidenceReader, HistoryEntry, LoadedEvidence, sha256_hex
+from citeledger.ledger.identifiers import canonical
 from citeledger.locate.edits import CUT_REASON, count_phrase, describe, describe_all
 from citeledger.model import CitationRef, Edit, Judgement, Ledger, Quote, Receipt, Source, State
 
@@ -208,22 +209,60 @@ class Judge:
     def _deleted_record(self, source: Source) -> Judgement | None:
         """A withdrawal or dispute the tool recorded (its history log keeps each) that the
         ledger no longer holds: both are never deleted, so taking one out is a breakdown that
-        says what was removed, never a way back to `checked`."""
+        says what was removed, never a way back to `checked`. A record is about a claim on a
+        work: it is found by the key it was made under and by the work's identifier in any
+        spelling, so a renamed key or a respelled identifier does not shed it."""
         for entry in self.reader.history().records_of(source.key, str(source.identifier)):
             if getattr(source, entry.outcome) is not None:
+                continue
+            if entry.key != source.key and not self._record_reaches(entry, source):
                 continue
             assert entry.record is not None
             reason, says = entry.record
             state = State.WITHDRAWN if entry.outcome == "withdrawn" else State.DISPUTED
-            reasons = [
-                f"The ledger no longer holds the `{entry.outcome}:` record of @{source.key} made "
-                f"on {entry.retrieved_at} ({reason}), which the evidence store's history log "
-                f"keeps: it is never deleted. Restore it in {self.ledger.path}."
-            ]
+            reasons = [self._record_words(entry, source, reason)]
             if says:
                 reasons.append(f"What the source says: “{says}”")
             return Judgement(source.key, state, tuple(reasons), source=source)
         return None
+
+    def _record_words(self, entry: HistoryEntry, source: Source, reason: str) -> str:
+        made = f"`{entry.outcome}:` record of @{entry.key} made on {entry.retrieved_at} ({reason})"
+        if entry.key == source.key:
+            where = ","
+        elif self._held(entry):
+            return (
+                f"The {made} is about the same work and the same quoted words as @{source.key}: "
+                f"it holds here too. Record it on @{source.key} as well, or cite other words."
+            )
+        else:
+            where = f" for the same work ({entry.identifier}),"
+        return (
+            f"The ledger no longer holds the {made}{where} which the evidence store's history "
+            f"log keeps: it is never deleted. Restore it on @{source.key} in {self.ledger.path}."
+        )
+
+    def _held(self, entry: HistoryEntry) -> bool:
+        """Does the ledger still hold this record where it was made, for the same work?"""
+        made_under = self.ledger.sources.get(entry.key)
+        return (
+            made_under is not None
+            and getattr(made_under, entry.outcome) is not None
+            and canonical(str(made_under.identifier)) == canonical(entry.identifier)
+        )
+
+    def _record_reaches(self, entry: HistoryEntry, source: Source) -> bool:
+        """Does another key's record of this work hold for ``source``? Always when the ledger
+        no longer holds it where it was made (the key renamed, or its record or work taken
+        away); while it does, only for a source that cites words logged under that key — two
+        sources may cite one work for different claims, and one's withdrawal is not the
+        other's."""
+        if not self._held(entry):
+            return True
+        chain = self.reader.history()
+        return any(
+            chain.of_quote(entry.key, entry.identifier, sha256_hex(q.text)) for q in source.quotes
+        )
 
     def _select_quote(self, source: Source, ref: CitationRef) -> tuple[Quote | None, str]:
         quotes = source.quotes
@@ -421,6 +460,11 @@ class Judge:
             registry, retracted, carried = self._earlier_answer(source, receipt)
             if carried:
                 self._unrepeatable.add(ev.path)  # rests on other checks, not on this file
+        elif ev is not None and ev.ok and not retracted and source.identifier.kind in _REGISTRY:
+            logged = self._logged_retraction(receipt)  # an answer without it takes none back
+            if logged is not None:
+                retracted, carried = logged
+                self._unrepeatable.add(ev.path)  # rests on the log, not on this file
         if retracted:  # a retraction outranks everything a check could find
             return verdict(
                 State.RETRACTED, f"The registry records a retraction: {retracted}{carried}"
@@ -479,6 +523,18 @@ class Judge:
             return verdict(State.UNCHECKED, self._unsigned_reason(receipt))
         return verdict(State.CHECKED, self._checked_reason(receipt))
 
+    def _logged_retraction(self, receipt: Receipt) -> tuple[str, str] | None:
+        """A retraction the history log holds for this work although the latest answer records
+        none: a retraction is permanent, so a registry (or a resolver the settings point
+        elsewhere) that stops saying so does not take it back."""
+        logged, _ = self.reader.history().registry_of(receipt.identifier)
+        if logged is None:
+            return None
+        return logged, (
+            " (as the history log records an earlier answer of the registry; the latest "
+            f"check, {receipt.retrieved_at}, holds an answer that records none)"
+        )
+
     def _earlier_answer(
         self, source: Source, receipt: Receipt
     ) -> tuple[dict[str, Any] | None, str | None, str]:
@@ -490,12 +546,13 @@ class Judge:
         """
         logged = self._logged_answers(source)
         logged_retraction, logged_title = logged if logged is not None else (None, None)
+        work = canonical(receipt.identifier)  # the same work under any spelling of it
         earlier = sorted(
             (
                 r
                 for q in source.quotes
                 for r in q.receipts
-                if r is not receipt and r.identifier == receipt.identifier and r.evidence
+                if r is not receipt and canonical(r.identifier) == work and r.evidence
             ),
             key=lambda r: r.retrieved_at,
             reverse=True,
@@ -508,7 +565,7 @@ class Judge:
             old = self.reader.load(r.evidence)
             # a remembered verdict rests on these files too: "" for one that is not there
             self._also_read.update(old.files or {r.evidence: self.reader.digest(r.evidence) or ""})
-            if not old.ok or old.registry is None or old.identifier != receipt.identifier:
+            if not old.ok or old.registry is None or canonical(old.identifier or "") != work:
                 continue
             if answer is None:
                 answer, when = old.registry, r.retrieved_at
@@ -769,6 +826,9 @@ class Judge:
             )
         if ev.text_confirmed is not None:
             return None if ev.text_confirmed else _REWRITTEN
+        wrong_kind = _kind_problem(ev)
+        if wrong_kind is not None:
+            return State.TAMPERED, wrong_kind
         _, trusted, _ = self._signature(receipt)
         if trusted and receipt.evidence_sha256 == ev.file_sha256:
             return None  # not cached: another receipt on the same file may not be signed
@@ -802,6 +862,26 @@ class Judge:
         if ok:
             remember(ev.body_sha256, now, ev.text_sha256)
         return None if ok else _REWRITTEN
+
+
+def _kind_problem(ev: LoadedEvidence) -> str | None:
+    """Is the extractor record's kind what the stored body is? Derived from the body, its
+    content type and its address, as extraction decides it (``extract.dispatch``), never read
+    off the record: the kind decides whether the text has pages (``model.page_starts_of``), so
+    a PDF's record rewritten to ``text`` would empty its page map and pass any page locator."""
+    from citeledger.errors import ExtractError
+    from citeledger.extract.dispatch import detect_kind
+
+    try:
+        kind = detect_kind(ev.body or b"", ev.content_type, ev.target_uri)
+    except ExtractError as e:
+        kind = f"not a text ({e.message})"
+    if kind == ev.kind:
+        return None
+    return (
+        f"The evidence's extractor record says its body is {ev.kind or 'of no kind'}, but the "
+        f"stored body is {kind}: the record was rewritten (a PDF's page map taken away, say)."
+    )
 
 
 _REWRITTEN = (

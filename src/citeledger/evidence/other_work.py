@@ -18,7 +18,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from citeledger.ledger.identifiers import IdentifierError, bare_doi, parse_arxiv, printed_dois
+from citeledger.ledger.identifiers import (
+    IdentifierError,
+    bare_doi,
+    canonical,
+    parse_arxiv,
+    printed_dois,
+)
 
 if TYPE_CHECKING:
     from citeledger.evidence.store import LoadedEvidence
@@ -120,20 +126,12 @@ def _pointing(line: str) -> bool:
 
 def other_work(identifier: str, copy: str, named: Iterable[str]) -> str | None:
     """Why the copy at ``copy`` is not the work ``identifier`` names, or None when it may be."""
-    kind, _, value = identifier.partition(":")
-    if kind == "doi":
-        mine = {value.lower()}
-        theirs = [n for n in named if n.startswith("doi:")]
-        own = {n[4:].lower() for n in theirs}
-    elif kind == "arxiv":
-        try:
-            mine = {parse_arxiv(value).base}
-        except IdentifierError:
-            return None
-        theirs = [n for n in named if n.startswith("arxiv:")]
-        own = {n[6:] for n in theirs}
-    else:  # an ISBN: a book names several (print, e-book) — no safe rule
+    kind = identifier.partition(":")[0]
+    if kind not in ("doi", "arxiv"):  # an ISBN: a book names several (print, e-book) — no rule
         return None
+    theirs = [n for n in named if n.startswith(f"{kind}:")]
+    mine = {canonical(identifier)}  # DOIs ignore case, an arXiv id's version is the same work
+    own = {canonical(n) for n in theirs}
     if not theirs or own & mine:
         return None
     return (

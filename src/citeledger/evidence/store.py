@@ -43,6 +43,7 @@ from citeledger.atomic import fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
 from citeledger.evidence.store_writes import open_in_store, write_in_store
 from citeledger.inputs import NotAFile, read_regular
+from citeledger.ledger.identifiers import canonical
 from citeledger.model import Extracted, Retrieval, page_starts_of
 
 REGISTRY_TYPE = "application/vnd.citationstyles.csl+json"
@@ -679,6 +680,9 @@ def _registry_record(receipt: Any) -> dict[str, Any]:
     return {"registry": {"retracted": receipt.retracted, "title": str(title or "")}}
 
 
+_RECORDS = ("withdrawn", "disputed")  # the records a source keeps forever (Judge._deleted_record)
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     digest: str
@@ -728,8 +732,9 @@ class History:
         """The entries logged for one quote of one source, oldest first: without those of
         another ``occurrence`` of the same words in the source, and those whose ledger tag is
         ``foreign`` (another ledger sharing the store). A row from before the tags were logged
-        is every quote's."""
-        group = self._by_quote.get((key, identifier, quote_sha256), [])
+        is every quote's. Every spelling of the identifier is the same work
+        (``identifiers.canonical``)."""
+        group = self._by_quote.get((key, canonical(identifier), quote_sha256), [])
         return [
             e
             for e in group
@@ -738,9 +743,10 @@ class History:
         ]
 
     def registry_of(self, identifier: str) -> tuple[str | None, str | None]:
-        """What the log holds of the registry's answers about this work: a retraction any of
-        them recorded, and the newest one's title (None: no answer logged)."""
-        answers = self._answers.get(identifier, [])
+        """What the log holds of the registry's answers about this work, under any spelling of
+        its identifier: a retraction any of them recorded, and the newest one's title (None: no
+        answer logged)."""
+        answers = self._answers.get(canonical(identifier), [])
         retracted = next((r for r, _ in answers if r), None)
         return retracted, (answers[-1][1] if answers else None)
 
@@ -749,24 +755,32 @@ class History:
         answers: dict[str, list[tuple[str, str]]] = {}
         for e in self.entries:
             if e.registry is not None:
-                answers.setdefault(e.identifier, []).append(e.registry)
+                answers.setdefault(canonical(e.identifier), []).append(e.registry)
         return answers
 
     def records_of(self, key: str, identifier: str) -> list[HistoryEntry]:
-        """The withdrawals and disputes the tool recorded for this source, oldest first."""
-        return [
+        """The withdrawals and disputes the tool recorded for this source, oldest first: those
+        made under its key, and those made for its work under any key or spelling — a record
+        is bound to what it is about, so renaming the key or respelling the identifier does
+        not shed it."""
+        work = canonical(identifier)
+        return [e for e in self._records if e.key == key or canonical(e.identifier) == work]
+
+    @cached_property
+    def _records(self) -> tuple[HistoryEntry, ...]:
+        return tuple(
             e
-            for e in self._by_quote.get((key, identifier, ""), [])
-            if e.record is not None and e.outcome in ("withdrawn", "disputed")
-        ]
+            for e in self.entries
+            if e.record is not None and e.quote_sha256 == "" and e.outcome in _RECORDS
+        )
 
     def logged(self, identifier: str, quote_sha256: str) -> bool:
-        """Whether any source's check of these words at this identifier was logged."""
-        return (identifier, quote_sha256) in self._works
+        """Whether any source's check of these words at this work was logged."""
+        return (canonical(identifier), quote_sha256) in self._works
 
     @cached_property
     def _works(self) -> frozenset[tuple[str, str]]:
-        return frozenset((e.identifier, e.quote_sha256) for e in self.entries)
+        return frozenset((canonical(e.identifier), e.quote_sha256) for e in self.entries)
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -780,7 +794,7 @@ class History:
     def _by_quote(self) -> dict[tuple[str, str, str], list[HistoryEntry]]:
         groups: dict[tuple[str, str, str], list[HistoryEntry]] = {}
         for e in self.entries:
-            groups.setdefault((e.key, e.identifier, e.quote_sha256), []).append(e)
+            groups.setdefault((e.key, canonical(e.identifier), e.quote_sha256), []).append(e)
         return groups
 
 

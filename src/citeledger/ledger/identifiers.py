@@ -13,6 +13,8 @@ says nothing about whether the work exists; only ``verify`` may find that out.
 
 from __future__ import annotations
 
+import functools
+import posixpath
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -22,6 +24,7 @@ __all__ = [
     "IdentifierError",
     "arxiv_version",
     "bare_doi",
+    "canonical",
     "is_doi",
     "parse_arxiv",
     "printed_dois",
@@ -319,6 +322,77 @@ def validate_identifier(kind: str, value: str) -> str:
     except KeyError:
         raise ValueError(f"no syntax check for identifier kind {kind!r}") from None
     return validator(value)
+
+
+@functools.lru_cache(maxsize=4096)  # a log names few works, each on many lines
+def canonical(identifier: str) -> str:
+    """The form in which two spellings of one work compare equal (``kind:value``, as receipts
+    and the history log write identifiers): a record about a work — a registry's retraction, a
+    withdrawal, a logged check — must be found whichever spelling the ledger uses now.
+
+    A DOI is case-insensitive (DOI Handbook 2.4; Crossref lower-cases them) and loses a
+    ``doi:``/doi.org prefix; an arXiv id names its work without the version; an ISBN-10 is its
+    ISBN-13; a URL's scheme and host are lower-cased and a default port dropped; a path is
+    normalised (``./a`` is ``a``). Anything this grammar does not parse is kept as written.
+    """
+    kind, sep, value = identifier.partition(":")
+    if not sep:
+        return identifier
+    value = value.strip()
+    form = _CANONICAL.get(kind)
+    return f"{kind}:{form(value) if form else value}"
+
+
+def _canonical_doi(value: str) -> str:
+    bare = bare_doi(value) or value
+    return "".join(c.lower() if c.isascii() else c for c in bare)  # ASCII only, as DOIs do
+
+
+def _canonical_arxiv(value: str) -> str:
+    for form in (_ARXIV_URL, _ARXIV_PREFIX):
+        m = form.match(value)
+        if m:
+            value = value[m.end() :].removesuffix(".pdf")
+    m = _arxiv_match(value)
+    return value[: m.start("v") - 1] if m and m["v"] else value
+
+
+def _canonical_isbn(value: str) -> str:
+    digits = re.sub(r"[\s-]", "", value).upper()
+    if len(digits) == 10 and re.fullmatch(r"\d{9}[\dX]", digits):
+        return "978" + digits[:9] + _isbn13_check("978" + digits[:9])
+    return digits
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _canonical_url(value: str) -> str:
+    parts = urlsplit(value)
+    scheme = parts.scheme.lower()
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return value
+    if not host or "@" in parts.netloc:
+        return value
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    return parts._replace(scheme=scheme, netloc=netloc).geturl()
+
+
+def _canonical_file(value: str) -> str:
+    return posixpath.normpath(value) if value else value
+
+
+_CANONICAL = {
+    "doi": _canonical_doi,
+    "arxiv": _canonical_arxiv,
+    "isbn": _canonical_isbn,
+    "url": _canonical_url,
+    "file": _canonical_file,
+}
 
 
 def _text(s: object, what: str, example: str) -> str:
