@@ -155,7 +155,7 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
     # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…":
     # the words before a "that" (three at most) make what follows someone's report or view
     if low and low[-1] in ("that", "whether"):
-        frame = next((w for w in reversed(cwords[-4:-1]) if _frames(w) or is_negation(w)), None)
+        frame = next((w for w in reversed(cwords[-5:-1]) if _frames(w) or is_negation(w)), None)
         if frame is not None and is_negation(frame):
             return (
                 f"the quote starts inside a clause the source negates ('{_last_words(clause)}'"
