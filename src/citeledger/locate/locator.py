@@ -36,6 +36,7 @@ from citeledger.locate.context import (
 )
 from citeledger.locate.edits import CUT_REASON
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
+from citeledger.locate.numbers import cut_number_problem
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
@@ -47,7 +48,6 @@ from citeledger.locate.wordlists import (
     NUMBER_WORDS,
     REFERENCES,
     SYMBOLS,
-    UNITS,
     clause_joint,
     determiner_for_more,
     first_meaningful,
@@ -222,7 +222,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     if not res.found or res.char_start is None or res.char_end is None:
         return res
     raw = quote.strip()
-    problem = _cut_number_problem(raw, prepared.text, res.char_end)
+    problem = cut_number_problem(raw, prepared.text, res.char_start, res.char_end)
     if problem is None:
         problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
@@ -251,42 +251,6 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         differences=(problem,),
         reason=reason,
     )
-
-
-def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
-    """A quote that ends on a number must not cut it from its unit or scale: "scored 82.2" of
-    "scored 82.2%", "more than 200" of "200 million users", "a period of 12" of "12 hours"."""
-    body = raw.rstrip(" .,;:!?\"')]}\u201d\u2019")
-    if body[-1:].isalnum() and ce < len(text) and _RAISED.match(text, ce):
-        # "dimension n" of "dimension n²", "up to 2" of "2^28": the power is the value
-        return f"the quote stops before the power the source raises it to ('{text[ce]}')"
-    if body[-1:].isdigit() and ce < len(text):
-        m = _OPERATION.match(text, ce)
-        if m is not None and (m.group()[0] != "," or _THOUSANDS_HEAD.search(body)):
-            # "2^15" of "2^15 - 1", "M = 200" of "M = 200, 000": the rest of the number
-            return (
-                f"the quote stops inside a number the source goes on with ('{m.group().strip()}')"
-            )
-    if (
-        body[-1:].isalpha()
-        and ce < len(text)
-        and text[ce] in "/\u00b2\u00b3\u207b^"
-        and _NUMBER_UNIT_END.search(body)
-    ):
-        # nor cut a unit short: "250 km" of "250 km/h", "3 m" of "3 m²"
-        return f"the quote stops inside a unit the source goes on with ('{text[ce]}')"
-    if not body[-1:].isdigit() or (ce > 0 and text[ce - 1] in ".,;:!?)]}"):
-        return None  # no number at the end, or the source's own punctuation closes it
-    m = _AFTER_NUMBER.match(text, ce)
-    if m is None:
-        return None
-    unit = m.group(1) or m.group(2)
-    if m.group(1):
-        if not (m.group(1)[0] in _NUMBER_SIGNS or m.group(1).lower() in UNITS):
-            return None  # "R1d", "∆2k": letters the extraction glued on, not a unit
-    elif not (unit.lower() in NUMBER_WORDS or unit.lower() in UNITS):
-        return None  # any other word: the number's phrase may end there
-    return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
 
 
 # The source's word right after the quote, with nothing but a space or a line break between:
@@ -339,18 +303,6 @@ def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
                 "on: end the quote without it, or quote the rest of the sentence"
             )
     return None
-
-
-_RAISED = re.compile(f"[\\^{_SUPERSCRIPTS}]")
-# the source goes on with an operation on the number, or with its thousands as the extraction
-# spaced them ("200, 000")
-_OPERATION = re.compile(r"[^\S\n]?[-+\u2212\u00d7*/][^\S\n]?\d|,[^\S\n]?\d{3}(?!\d)")
-_THOUSANDS_HEAD = re.compile(r"(?<![\d,.])\d{1,3}$")  # "200" may go on ", 000"; "2019" not
-_NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
-_NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
-_AFTER_NUMBER = re.compile(
-    r"([%\u2030\u00b0\u2032\u2033\u00b2\u00b3]|[^\W\d_]+)|[^\S\n]*\n?[^\S\n]*([^\W\d_]+)"
-)
 
 
 def _paragraph_problem(raw: str, span: str) -> str | None:

@@ -255,6 +255,30 @@ UNITS = _wordset(
     ma a mph kph degrees points pts pp bps x
     """
 )
+# Words a number's phrase may end before ("In 2019 the firm", "le 4 mai"): a
+# quote that stops on a count before any other lower-case word cuts the count from its noun
+# ("between 400 and 600" of "between 400 and 600 water main breaks").
+NUMBER_PHRASE_ENDS = _wordset(
+    """
+    a an the and or but nor so yet as at by for from in into of off on onto out over per since
+    than that then through till to toward towards under until up upon via when where whereas
+    which while who whom whose with within without is are was were be been being am has have
+    had do does did will would shall should can could may might must also alone each apiece
+    altogether respectively ago later earlier before after afterwards again
+    january february march april june july august september october november december
+    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+    januar februar märz juni juli oktober dezember
+    """
+)
+# Words a number after them names, not counts ("page 12 shows", "Section 3 describes").
+NUMBER_LABELS = _wordset(
+    """
+    page pages p pp section sections chapter chapters figure fig figures table tables part
+    article articles step steps level levels phase version no number item items rule rules
+    line lines appendix volume vol issue model type class grade room route paragraph verse
+    """
+)
 # Function words of the corpus's other languages (French, Spanish, Portuguese, German, Italian),
 # never a negation: an ellipsis may leave one out alone, as it may "the" or "that".
 FUNCTION_WORDS = _wordset(

@@ -1,0 +1,64 @@
+"""Red team r9's gaps: a number cut from its expression, an ellipsis over a closed aside, the
+context a cut leaves out. Each rule with the honest quote beside it that must still pass
+(docs/editorial-marks.md). The texts are made up here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from citeledger.locate.locator import locate
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a range's bound, at either end of the quote
+        ("The clinic saw 10–20 patients a day in winter.", "The clinic saw 10"),
+        ("The clinic saw 10–20 patients a day in winter.", "20 patients a day in winter"),
+        ("Each shard holds 16 MB to 64 MB of records.", "Each shard holds 16 MB"),
+        ("Most years bring between 300 and 500 floods here.", "Most years bring between 300"),
+        # a thousands group spaced, thin-spaced or with a comma; decimals
+        ("The register lists 3 417 households in the valley.", "417 households in the valley"),
+        ("The register lists 3\u2009417 households in the valley.", "417 households"),
+        ("The register lists 3,417 households in the valley.", "417 households in the valley"),
+        ("The register lists 3 417 households in the valley.", "The register lists 3"),
+        ("The average rose to 7.25 points over the year.", "The average rose to 7"),
+        ("The average rose to 7.25 points over the year.", "25 points over the year"),
+        # a sign, a currency, a fraction, a scale without its number
+        ("The lake froze at \u22125 degrees that night.", "5 degrees that night"),
+        ("The ticket cost $40 million to build.", "40 million to build"),
+        ("The recipe needs 2\u00bd cups of flour.", "The recipe needs 2"),
+        ("The fund lost 2 million dollars in a week.", "million dollars in a week"),
+        # a part of a whole, a ratio
+        ("The jury convicted three of the seven defendants.", "The jury convicted three"),
+        ("The survey found that 4 out of 5 dentists agree.", "the survey found that 4"),
+        ("The drug helped one in ten patients.", "The drug helped one"),
+        # a count cut from the noun it counts
+        ("Inspectors found 120 cracked welds on the bridge.", "Inspectors found 120"),
+    ],
+)
+def test_a_number_is_never_cut_from_its_expression(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # the number whole, or its phrase ended by the source's punctuation or a phrase word
+        ("The clinic saw 10–20 patients a day in winter.", "The clinic saw 10–20 patients"),
+        ("The register lists 3 417 households in the valley.", "3 417 households"),
+        ("The jury convicted three of the seven defendants.", "three of the seven defendants"),
+        ("In 2019 the firm moved to Leeds.", "In 2019"),
+        ("Prices rose in 2018 thanks to the drought.", "Prices rose in 2018"),
+        ("The vote was won by 52, a narrow margin.", "The vote was won by 52"),
+        ("Inspectors found 120 in the first week.", "Inspectors found 120"),
+        ("See page 12 for the table of results.", "See page 12"),
+        ("Section 3 describes the method in full.", "Section 3"),
+        ("The study followed 300 people for a decade.", "followed 300 people"),
+        # a year on one line, a heading on the next
+        ("Screening saved 27,000 lives in 2018\nA new study estimates the rate.", "in 2018"),
+    ],
+)
+def test_a_whole_number_or_its_phrase_end_passes(source: str, quote: str) -> None:
+    assert locate(source, quote).found
