@@ -62,3 +62,56 @@ def test_a_number_is_never_cut_from_its_expression(source: str, quote: str) -> N
 )
 def test_a_whole_number_or_its_phrase_end_passes(source: str, quote: str) -> None:
     assert locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a parenthetical, a dash aside, an appositive in commas that qualifies nothing kept
+        (
+            "Bach, who died in 1750, wrote over a thousand works.",
+            "Bach … wrote over a thousand works",
+        ),
+        (
+            "The old mill (built in 1820 by two brothers) still grinds flour.",
+            "The old mill … still grinds flour",
+        ),
+        (
+            "The port handled 9 million tonnes — with another 2 million due next year — in the year 2020.",
+            "The port handled 9 million tonnes … in the year 2020",
+        ),
+        (
+            "The league, along with its clubs and their owners, backed the plan.",
+            "The league … backed the plan",
+        ),
+        (
+            "The two rivers — which each carry melt from glaciers — flood in June.",
+            "The two rivers … flood in June",
+        ),
+    ],
+)
+def test_an_ellipsis_over_a_closed_aside_passes(source: str, quote: str) -> None:
+    got = locate(source, quote)
+    assert got.found, got.differences
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # the aside limits, turns, counts or bounds what the quote keeps
+        ("The drug (but only in mice) halted the tumour.", "The drug … halted the tumour"),
+        ("The drug (not the placebo) halted the tumour.", "The drug … halted the tumour"),
+        ("The trees, if watered, survive the summer.", "The trees … survive the summer"),
+        ("The patients — 12 of the 40 — recovered fully.", "The patients … recovered fully"),
+        ("The patients (some of them) recovered fully.", "The patients … recovered fully"),
+        ("The patients (aged 65 and over) recovered fully.", "The patients … recovered fully"),
+        ("The patients (over 18) recovered fully.", "The patients … recovered fully"),
+        ("The party, which ruled from 2011 to 2013, was blamed.", "The party … was blamed"),
+        ("The towns (solely the coastal ones) were flooded.", "The towns … were flooded"),
+        ("The towns, probably all of them, were flooded.", "The towns … were flooded"),
+        # an aside that opens another clause is not an aside
+        ("The firm cut jobs, and its rival, prices, in May.", "The firm cut jobs … in May"),
+    ],
+)
+def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote: str) -> None:
+    assert not locate(source, quote).found

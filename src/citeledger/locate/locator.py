@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
+from citeledger.locate.asides import harmless_aside
 from citeledger.locate.context import (
     abbreviation,
     cut_problem,
@@ -1204,8 +1205,9 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # read as the reader reads it: "the ma-\njority" holds "majority", "success-\nfully" no
     # "fully"; a hyphen inside a line stays ("less-known" holds "less")
     read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
-    said = first_meaningful(read)
-    if said is None and not read.isascii():
+    aside = harmless_aside(read)  # a closed aside that qualifies nothing kept may go
+    said = None if aside else first_meaningful(read)
+    if said is None and not aside and not read.isascii():
         said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
@@ -1232,7 +1234,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # the omission ends with its own): nothing joined; an aside in parentheses joins nothing
     whole = ended and _OMITTED_SENTENCE_END.search(read) and not _NEXT_LOWER.match(text, y)
     plain = _PAREN_ASIDE.sub(" ", read) if "(" in read else read
-    joint = clause_joint(plain) if _ALNUM.search(read) and not whole else None
+    joint = clause_joint(plain) if _ALNUM.search(read) and not whole and not aside else None
     if joint:
         # "the scheme component is required …; the other components may be empty": the words
         # after the gap belong to another clause, with another subject or object

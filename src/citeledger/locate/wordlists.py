@@ -255,6 +255,12 @@ UNITS = _wordset(
     ma a mph kph degrees points pts pp bps x
     """
 )
+# Quantifiers that describe inside a closed aside ("— which were made of either cast iron or
+# steel —"), as against those that limit ("only", "just", "solely", "entirely", "half"): an
+# ellipsis may leave out an aside holding one of these, never one holding a limit.
+ASIDE_QUANTIFIERS = _wordset(
+    "all every each any some most many much few several both either numerous"
+)
 # Words a number's phrase may end before ("In 2019 the firm", "le 4 mai"): a
 # quote that stops on a count before any other lower-case word cuts the count from its noun
 # ("between 400 and 600" of "between 400 and 600 water main breaks").
