@@ -77,7 +77,8 @@ def test_a_whole_number_or_its_phrase_end_passes(source: str, quote: str) -> Non
             "The old mill … still grinds flour",
         ),
         (
-            "The port handled 9 million tonnes — with another 2 million due next year — in the year 2020.",
+            "The port handled 9 million tonnes — with another 2 million due next year — "
+            "in the year 2020.",
             "The port handled 9 million tonnes … in the year 2020",
         ),
         (
@@ -115,3 +116,31 @@ def test_an_ellipsis_over_a_closed_aside_passes(source: str, quote: str) -> None
 )
 def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote: str) -> None:
     assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # an attribution the sentence goes on with after its comma or dash
+        ("The dam will hold, engineers said.", "The dam will hold"),
+        ("The dam will hold, say the engineers who built it.", "The dam will hold"),
+        ("The dam will hold, according to the council's report.", "The dam will hold"),
+        ("The dam will hold — critics claim — despite the floods.", "The dam will hold"),
+        ("The dam will hold, the minister told reporters.", "The dam will hold"),
+    ],
+)
+def test_a_quote_cut_from_its_attribution_or_its_part_is_refused(source: str, quote: str) -> None:
+    assert not locate(source, quote).found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a clause of its own after the comma; a quantifier inside a phrase
+        ("The dam will hold, which engineers said was likely.", "The dam will hold"),
+        ("The dam will hold, and the town is safe.", "The dam will hold"),
+    ],
+)
+def test_a_clause_or_phrase_after_or_before_the_quote_still_passes(source: str, quote: str) -> None:
+    got = locate(source, quote)
+    assert got.found, got.differences

@@ -21,6 +21,7 @@ from citeledger.locate.normalize import normalize_for_match
 from citeledger.locate.wordlists import (
     ABBREVIATIONS,
     ATTRIBUTIONS,
+    CLAUSE_OPENERS,
     CONDITIONS,
     CONNECTIVES,
     CONTRASTS,
@@ -28,6 +29,7 @@ from citeledger.locate.wordlists import (
     LINE_GOES_ON,
     REFERENCES,
     SAYING,
+    SAYING_AFTER,
     STANCES,
     TAIL_QUALIFIERS,
     TAIL_QUALIFIERS_AFTER_COMMA,
@@ -226,6 +228,12 @@ def _tail_problem(tail: str) -> str | None:
         )
     m = _TAIL_START.match(tail)
     assert m is not None  # everything in it is optional
+    said = _attribution_after(tail[m.end() :]) if m.group("p") else None
+    if said is not None:
+        return (
+            f"the quote stops before the source's '{said}', whose attribution makes it "
+            "someone's report, not the source's claim: quote the attribution too"
+        )
     after = " ".join(w.lower() for w in _WORD.findall(tail[m.end() : m.end() + 40])[:3])
     opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
     for phrase in opened:
@@ -235,6 +243,34 @@ def _tail_problem(tail: str) -> str | None:
                 "quote up to the end of that phrase"
             )
     return None
+
+
+def _attribution_after(rest: str) -> str | None:
+    """The attribution the source's sentence goes on with after its comma or dash, or None:
+    "according to …", or a short clause led or ended by a verb of saying ("say the authors",
+    "officials said", "critics claim", "he told reporters")."""
+    clause = _CLAUSE_END.split(rest, maxsplit=1)[0]
+    words = _WORD.findall(clause)
+    low = [w.lower() for w in words]
+    if not low or low[0] in _NOT_ATTRIBUTION:
+        return None
+    if low[0] == "according" and low[1:2] == ["to"]:
+        return " ".join(words[:4])
+    if len(low) > 6:
+        return None
+    verb = next((k for k, w in enumerate(low) if w in SAYING_AFTER), None)
+    if verb is None or not (verb == 0 or verb >= len(low) - 3):
+        return None
+    return " ".join(words)
+
+
+_CLAUSE_END = re.compile(r"[,;:()\u2014\u2013.!?]|\s-\s")
+# a clause of its own after the comma, not an attribution of the quote
+_NOT_ATTRIBUTION = (
+    CLAUSE_OPENERS
+    | CONNECTIVES
+    | frozenset({"or", "nor", "while", "whereas", "if", "as", "because", "where", "when"})
+)
 
 
 def _first_words(s: str, n: int = 5) -> str:

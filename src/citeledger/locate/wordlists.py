@@ -169,6 +169,17 @@ TAIL_QUALIFIERS_AFTER_COMMA = (
     "rather than",
     "instead of",
 )
+# Verbs of saying a sentence may end with after the quote ("…, officials said.", "…, say the
+# authors.", "…, critics claim."): the quote is then someone's report, not the source's claim.
+SAYING_AFTER = ATTRIBUTIONS | _wordset(
+    """
+    claim argue argued believe think note state write tell told insist add added adds explain
+    explains explained warn warns warned suggest suggests suggested estimate estimates
+    estimated contend contends contended maintain maintains maintained allege alleges alleged
+    report announced declared conclude concludes concluded acknowledged admitted assert
+    asserts asserted predicted predict predicts speculated
+    """
+)
 # Words that open a sentence without opening its frame: "But if …", "Indeed, when …".
 CONNECTIVES = _wordset("and but so yet indeed however also then now still thus hence")
 # Abbreviations whose full stop ends no sentence ("Dr.", "e.g.", "ca.", "bzw.").
