@@ -27,6 +27,7 @@ from citeledger.locate.wordlists import (
     CONTRASTS,
     HEDGES,
     LINE_GOES_ON,
+    PART_QUANTIFIERS,
     REFERENCES,
     SAYING,
     SAYING_AFTER,
@@ -124,6 +125,18 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     sentence, or None: the lead-in it drops governs it, or the words after it limit it."""
     start, end = _sentence_at(text, cs, ce)
     lead = text[start:cs]
+    part = _LEAD_PART.search(lead)
+    if (
+        part is not None
+        and part.group("q").lower() in PART_QUANTIFIERS
+        and _CLAUSE_START.search(lead, 0, part.start())
+    ):
+        # "pipes … hold up" of "Some pipes … hold up", "the work … happens" of "most of the
+        # work …": the claim is made of a part, the quote makes it of the whole
+        return (
+            f"the quote starts right after the source's '{part.group().strip()}', which makes "
+            "its claim of a part: quote from that word"
+        )
     if lead.strip(" \t\n\"'(\u201c\u2018["):
         # no sentence end in the stretch read: its opening is not seen, only its last clause
         opened = start == 0 or start > cs - LOOK_BEFORE
@@ -264,6 +277,12 @@ def _attribution_after(rest: str) -> str | None:
     return " ".join(words)
 
 
+_LEAD_PART = re.compile(r"\b(?P<q>[^\W\d_]+)(?:[^\S\n]+of)?[^\S\n]*\n?[^\S\n]*$")
+# where a clause and its subject start: the sentence's start, a clause mark, or "that"
+_CLAUSE_START = re.compile(
+    r"(?:^|[,;:(\u2014\u2013]|\b(?:that|and|but|because|while|whereas|although|so))\s*$",
+    re.IGNORECASE,
+)
 _CLAUSE_END = re.compile(r"[,;:()\u2014\u2013.!?]|\s-\s")
 # a clause of its own after the comma, not an attribution of the quote
 _NOT_ATTRIBUTION = (

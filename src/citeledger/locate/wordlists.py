@@ -272,6 +272,14 @@ UNITS = _wordset(
 ASIDE_QUANTIFIERS = _wordset(
     "all every each any some most many much few several both either numerous"
 )
+# Quantifiers that make a claim of a part ("Some pipes", "most of the work", "only the
+# rich"): a quote that starts right after one makes the claim of the whole.
+PART_QUANTIFIERS = _wordset(
+    """
+    some most many much few several only just merely solely purely exclusively half
+    majority minority none little numerous
+    """
+)
 # Words a number's phrase may end before ("In 2019 the firm", "le 4 mai"): a
 # quote that stops on a count before any other lower-case word cuts the count from its noun
 # ("between 400 and 600" of "between 400 and 600 water main breaks").
