@@ -127,6 +127,11 @@ def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote:
         ("The dam will hold, according to the council's report.", "The dam will hold"),
         ("The dam will hold — critics claim — despite the floods.", "The dam will hold"),
         ("The dam will hold, the minister told reporters.", "The dam will hold"),
+        # a belief or an estimate that frames what follows
+        ("The engineers believe the dam will hold in a flood.", "the dam will hold in a flood"),
+        ("A new survey estimates that the dam will hold.", "the dam will hold"),
+        ("We argue that the dam will hold in a flood.", "the dam will hold in a flood"),
+        ("A common myth is that the dam will hold.", "the dam will hold"),
         # a part made the whole
         ("Some dams built before 1950 will fail in a flood.", "dams built before 1950 will fail"),
         ("Engineers warn that most of the old dams will fail.", "the old dams will fail"),

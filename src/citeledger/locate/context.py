@@ -218,8 +218,8 @@ def _frames(word: str) -> bool:
     """Whether ``word`` opens a frame: a condition, an attribution, a hedge or a stance (in
     lower case: "Theory" of "Theory of Computing" is a name's)."""
     w = word.lower()
-    if w in STANCES or w in ATTRIBUTIONS:
-        return word.islower()
+    if w in STANCES or w in ATTRIBUTIONS or w in SAYING_AFTER:
+        return word.islower()  # "We believe that", "A new study estimates that"
     return w in _FRAME_WORDS
 
 

@@ -115,6 +115,7 @@ STANCES = _wordset(
     theory theories hypothesis view views opinion belief beliefs worry worries fear concern
     concerns hope hopes claim claims allegation allegations speculation suspicion rumor rumour
     rumors rumours assumption impression knowledge guess argument suggestion possibility
+    misunderstanding misconception myth perception expectation prediction estimate estimates
     """
 )
 # Words that, right after a quote (no punctuation between), open what limits it: its
@@ -199,7 +200,9 @@ LINE_GOES_ON = _wordset(
 )
 # ... of them, the verbs only (not "claims", "reports", "fears", "hopes", "thought", also
 # nouns): "Smith said ⟦the plan …⟧" reports what Smith said, "an insurance claim ⟦must …⟧" not.
-SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according")
+SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according") | _wordset(
+    "believe argue think contend contends contended insist suspect suspects suspected"
+)
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
 DEGREES = _wordset(
