@@ -132,6 +132,11 @@ def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote:
         ("A new survey estimates that the dam will hold.", "the dam will hold"),
         ("We argue that the dam will hold in a flood.", "the dam will hold in a flood"),
         ("A common myth is that the dam will hold.", "the dam will hold"),
+        # a fronted scope or time the claim holds in
+        ("In dry summers, the dam loses a third of its water.", "the dam loses a third of its"),
+        ("Within a year of opening, the dam leaked.", "the dam leaked"),
+        ("During the drought, officials said, the dam ran dry.", "the dam ran dry"),
+        ("Under the new rules, the dam must be inspected yearly.", "the dam must be inspected"),
         # a part made the whole
         ("Some dams built before 1950 will fail in a flood.", "dams built before 1950 will fail"),
         ("Engineers warn that most of the old dams will fail.", "the old dams will fail"),
@@ -145,6 +150,11 @@ def test_a_quote_cut_from_its_attribution_or_its_part_is_refused(source: str, qu
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
+        # a date, a turn of discourse, an occasion before the comma
+        ("In May, the dam was finished.", "the dam was finished"),
+        ("In addition, the dam was finished.", "the dam was finished"),
+        ("In an interview, the engineer said the dam was finished.", "the engineer said the dam"),
+        ("In this paper, we describe the dam and its design.", "we describe the dam and its"),
         # a clause of its own after the comma; a quantifier inside a phrase
         ("The dam will hold, which engineers said was likely.", "The dam will hold"),
         ("The dam will hold, and the town is safe.", "The dam will hold"),

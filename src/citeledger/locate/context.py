@@ -25,12 +25,16 @@ from citeledger.locate.wordlists import (
     CONDITIONS,
     CONNECTIVES,
     CONTRASTS,
+    DATE_WORDS,
+    DISCOURSE_AFTER_IN,
+    DISCOURSE_AFTER_THE,
     HEDGES,
     LINE_GOES_ON,
     PART_QUANTIFIERS,
     REFERENCES,
     SAYING,
     SAYING_AFTER,
+    SCOPE_OPENERS,
     STANCES,
     TAIL_QUALIFIERS,
     TAIL_QUALIFIERS_AFTER_COMMA,
@@ -160,7 +164,7 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
     if opened and _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
-        frame = _fronted_frame(words)
+        frame = _fronted_frame(words) or _fronted_scope(lead)
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
@@ -212,6 +216,35 @@ def _fronted_frame(words: list[str]) -> str | None:
     if rest[0].lower() in ("to", "in"):
         return next((w for w in rest[1:6] if w.lower() in STANCES and w.islower()), None)
     return None
+
+
+def _fronted_scope(lead: str) -> str | None:
+    """The preposition of a fronted scope or time the quote's clause holds in, or None: "In
+    the extreme cold, ⟦…", "Within months of the acquisition, Forte said, ⟦…". The phrase is
+    short and ends at the sentence's first comma; after it, nothing or an attribution."""
+    phrase, _, after = lead.partition(",")
+    words = _WORD.findall(phrase)
+    rest = words
+    while rest and rest[0].lower() in CONNECTIVES:
+        rest = rest[1:]
+    if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
+        return None
+    between = [w.lower() for w in _WORD.findall(after)]
+    if between and not (len(between) <= 4 and any(w in SAYING_AFTER for w in between)):
+        return None
+    return rest[0] if rest[0].lower() != "in" or _scope(rest[1:6]) else None
+
+
+def _scope(words: list[str]) -> bool:
+    """Whether the phrase after a fronted "In", "Within", "During", … sets a scope or a time
+    the claim holds in ("In unsupervised learning,"), not a date of an event ("In May,", "In
+    2019,") or a turn of discourse ("In addition,", "In this paper,")."""
+    low = [w.lower() for w in words]
+    if low[:1] == ["the"] and low[1:2] and low[1] in DISCOURSE_AFTER_THE:
+        return False  # "In the end,", "In the meantime,"
+    if not low or low[0] in DISCOURSE_AFTER_IN:
+        return False
+    return not all(w in DATE_WORDS or w.isdigit() for w in low)
 
 
 def _frames(word: str) -> bool:

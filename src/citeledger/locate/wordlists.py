@@ -181,6 +181,26 @@ SAYING_AFTER = ATTRIBUTIONS | _wordset(
     asserts asserted predicted predict predicts speculated
     """
 )
+# Prepositions that open a fronted scope or time the main clause holds in ("In the extreme
+# cold, city officials will not …", "Within months of the deal, Whole Foods was …").
+SCOPE_OPENERS = _wordset("in within during under across throughout outside beyond")
+# ... unless what follows "In" is a turn of discourse, not a scope ("In addition,", "In this
+# paper,"): its first word is one of these
+DISCOURSE_AFTER_IN = _wordset(
+    """
+    addition fact particular contrast short general turn sum summary conclusion brief other
+    this these our my practice principle theory total effect essence response return
+    comparison reality truth retrospect hindsight order part any a an
+    """
+)
+DISCOURSE_AFTER_THE = _wordset("end meantime meanwhile same first second last following")
+# ... nor a date: an event's time does not limit it ("In May, the plant closed").
+DATE_WORDS = _wordset(
+    """
+    january february march april may june july august september october november december
+    spring summer autumn fall winter early late mid the of year years
+    """
+)
 # Words that open a sentence without opening its frame: "But if …", "Indeed, when …".
 CONNECTIVES = _wordset("and but so yet indeed however also then now still thus hence")
 # Abbreviations whose full stop ends no sentence ("Dr.", "e.g.", "ca.", "bzw.").
