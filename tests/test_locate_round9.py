@@ -127,6 +127,10 @@ def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote:
         ("The dam will hold, according to the council's report.", "The dam will hold"),
         ("The dam will hold — critics claim — despite the floods.", "The dam will hold"),
         ("The dam will hold, the minister told reporters.", "The dam will hold"),
+        # a condition of time, a concession, a comparison's other term after the quote
+        ("The gate must be shut once the water rises.", "The gate must be shut"),
+        ("The gate was shut, albeit only for a day.", "The gate was shut"),
+        ("Wind costs much less per unit than coal in the north.", "Wind costs much less per unit"),
         # a belief or an estimate that frames what follows
         ("The engineers believe the dam will hold in a flood.", "the dam will hold in a flood"),
         ("A new survey estimates that the dam will hold.", "the dam will hold"),
@@ -150,6 +154,8 @@ def test_a_quote_cut_from_its_attribution_or_its_part_is_refused(source: str, qu
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
+        # a quote that ends on the comparative itself
+        ("Wind is cheaper than coal in the north.", "Wind is cheaper"),
         # a date, a turn of discourse, an occasion before the comma
         ("In May, the dam was finished.", "the dam was finished"),
         ("In addition, the dam was finished.", "the dam was finished"),

@@ -22,6 +22,7 @@ from citeledger.locate.wordlists import (
     ABBREVIATIONS,
     ATTRIBUTIONS,
     CLAUSE_OPENERS,
+    COMPARATIVES,
     CONDITIONS,
     CONNECTIVES,
     CONTRASTS,
@@ -149,7 +150,7 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
             return problem
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
         return None  # the quote ends where the source's sentence does
-    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)])
+    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 20) : ce])
 
 
 def _lead_problem(lead: str, opened: bool = True) -> str | None:
@@ -264,7 +265,7 @@ def _says(low: list[str]) -> bool:
     return len(low) >= 2 and low[-1] in STANCES and low[-2] in ("is", "was", "are", "were")
 
 
-def _tail_problem(tail: str) -> str | None:
+def _tail_problem(tail: str, end: str = "") -> str | None:
     if not tail.strip() or tail[:1].isalnum():
         return None  # the sentence ends with the quote, or the quote cuts a word (not ours)
     if _OR_LIST.search(tail):
@@ -282,7 +283,10 @@ def _tail_problem(tail: str) -> str | None:
         )
     after = " ".join(w.lower() for w in _WORD.findall(tail[m.end() : m.end() + 40])[:3])
     opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
+    last = _WORD.findall(end)[-1:]
     for phrase in opened:
+        if phrase == "than" and last and last[0].lower() in COMPARATIVES:
+            continue  # "This setup was less": the quote shows its comparison unfinished
         if after == phrase or after.startswith(phrase + " "):
             return (
                 f"the quote stops before the source's '{phrase}', which limits what it says: "

@@ -124,6 +124,9 @@ STANCES = _wordset(
 TAIL_QUALIFIERS = (
     *sorted(CONDITIONS),
     "when",
+    "once",
+    "than",
+    "albeit",
     "unless",
     "except",
     "excluding",
@@ -156,6 +159,7 @@ TAIL_QUALIFIERS = (
 # came before ("…, except that there is a very long tail"); a temporal "when" need not.
 TAIL_QUALIFIERS_AFTER_COMMA = (
     "if",
+    "albeit",
     "unless",
     "except",
     "excluding",
