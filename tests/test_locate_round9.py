@@ -131,6 +131,10 @@ def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote:
         ("The gate must be shut once the water rises.", "The gate must be shut"),
         ("The gate was shut, albeit only for a day.", "The gate was shut"),
         ("Wind costs much less per unit than coal in the north.", "Wind costs much less per unit"),
+        # a frame fronted after "that" or a colon; a note marker glued to the frame's word
+        ("She said that even if it rains, the dam will hold.", "the dam will hold"),
+        ("One rule applies: within a year of use, every dam must be inspected.", "every dam must"),
+        ("\u00b9If the gate sticks, the dam will overflow.", "the dam will overflow"),
         # a belief or an estimate that frames what follows
         ("The engineers believe the dam will hold in a flood.", "the dam will hold in a flood"),
         ("A new survey estimates that the dam will hold.", "the dam will hold"),

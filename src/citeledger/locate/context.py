@@ -162,15 +162,26 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
     clause = _CLAUSE_BREAK.split(lead)[-1]
     cwords = _TOKEN.findall(clause)
     low = [w.lower() for w in cwords]
-    if opened and _FRAME_END.search(lead):
+    if _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
-        frame = _fronted_frame(words) or _fronted_scope(lead)
+        frame = (_fronted_frame(words) or _fronted_scope(lead)) if opened else None
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
                 f"'{frame}' governs what it says: quote the sentence from its start"
             )
+        # the same frame fronted in a clause after "that", a colon or a semicolon: "Forte
+        # said that even if it did have such clout, ⟦…", "…: within 18 months of enactment, ⟦…"
+        parts = _SUBCLAUSE.split(lead)
+        sub = parts[-1]
+        if len(parts) > 1:
+            frame = _fronted_frame(_WORD.findall(sub)) or _fronted_scope(sub)
+            if frame is not None:
+                return (
+                    f"the quote starts after '{_first_words(sub.strip())}', whose '{frame}' "
+                    "governs what it says: quote its clause from its start"
+                )
         return None
     # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…":
     # the words before a "that" (three at most) make what follows someone's report or view
@@ -207,8 +218,8 @@ def _fronted_frame(words: list[str]) -> str | None:
     """The word that makes a sentence's opening a frame: its first (after "But", "Indeed", …)
     is a condition, a concession, an attribution or a hedge ("If", "When", "According",
     "Reportedly"), or it is a stance phrase ("To the best of our knowledge", "In our view")."""
-    rest = [w for w in words]
-    while rest and rest[0].lower() in CONNECTIVES:
+    rest = [w.lstrip(_MARKERS) for w in words]  # a footnote marker glued on: "²³If"
+    while rest and (rest[0].lower() in CONNECTIVES or rest[0].lower() == "even"):
         rest = rest[1:]
     if not rest:
         return None
@@ -224,8 +235,7 @@ def _fronted_scope(lead: str) -> str | None:
     the extreme cold, ⟦…", "Within months of the acquisition, Forte said, ⟦…". The phrase is
     short and ends at the sentence's first comma; after it, nothing or an attribution."""
     phrase, _, after = lead.partition(",")
-    words = _WORD.findall(phrase)
-    rest = words
+    rest = [w.lstrip(_MARKERS) for w in _WORD.findall(phrase)]
     while rest and rest[0].lower() in CONNECTIVES:
         rest = rest[1:]
     if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
@@ -320,6 +330,8 @@ _CLAUSE_START = re.compile(
     r"(?:^|[,;:(\u2014\u2013]|\b(?:that|and|but|because|while|whereas|although|so))\s*$",
     re.IGNORECASE,
 )
+_SUBCLAUSE = re.compile(r"[:;]|\bthat\b", re.IGNORECASE)
+_MARKERS = "\u00b9\u00b2\u00b3\u2070\u2074-\u2079"  # superscript digits: note markers
 _CLAUSE_END = re.compile(r"[,;:()\u2014\u2013.!?]|\s-\s")
 # a clause of its own after the comma, not an attribution of the quote
 _NOT_ATTRIBUTION = (
