@@ -135,6 +135,9 @@ def test_an_ellipsis_over_an_aside_that_qualifies_is_refused(source: str, quote:
         ("She said that even if it rains, the dam will hold.", "the dam will hold"),
         ("One rule applies: within a year of use, every dam must be inspected.", "every dam must"),
         ("\u00b9If the gate sticks, the dam will overflow.", "the dam will overflow"),
+        # a hedge at its clause's start
+        ("The pump failed; perhaps the seal was worn.", "the seal was worn"),
+        ("Reportedly the seal was worn through.", "the seal was worn through"),
         # a belief or an estimate that frames what follows
         ("The engineers believe the dam will hold in a flood.", "the dam will hold in a flood"),
         ("A new survey estimates that the dam will hold.", "the dam will hold"),
@@ -158,6 +161,8 @@ def test_a_quote_cut_from_its_attribution_or_its_part_is_refused(source: str, qu
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
+        # a hedge inside a phrase is its verb's
+        ("We hope to potentially improve the seal design.", "improve the seal design"),
         # a quote that ends on the comparative itself
         ("Wind is cheaper than coal in the north.", "Wind is cheaper"),
         # a date, a turn of discourse, an occasion before the comma

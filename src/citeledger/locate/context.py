@@ -142,6 +142,18 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
             f"the quote starts right after the source's '{part.group().strip()}', which makes "
             "its claim of a part: quote from that word"
         )
+    if (
+        part is not None
+        and _hedge_adverb(part.group("q"))
+        and lead[part.end("q") :].isspace()
+        and _CLAUSE_START.search(lead, 0, part.start())
+    ):
+        # "the bug is in a third-party library" of "perhaps the bug is …": the source
+        # hedges, the quote asserts
+        return (
+            f"the quote starts right after the source's '{part.group('q')}', which hedges "
+            "it: quote from that word"
+        )
     if lead.strip(" \t\n\"'(\u201c\u2018["):
         # no sentence end in the stretch read: its opening is not seen, only its last clause
         opened = start == 0 or start > cs - LOOK_BEFORE
@@ -228,6 +240,13 @@ def _fronted_frame(words: list[str]) -> str | None:
     if rest[0].lower() in ("to", "in"):
         return next((w for w in rest[1:6] if w.lower() in STANCES and w.islower()), None)
     return None
+
+
+def _hedge_adverb(word: str) -> bool:
+    """Whether ``word`` is a hedge that qualifies the clause after it ("perhaps", "probably",
+    "reportedly", "often"), not a verb or adjective of hedging ("seems", "likely")."""
+    w = word.lower()
+    return w in HEDGES and (w.endswith("ly") or w in ("perhaps", "maybe", "often", "sometimes"))
 
 
 def _fronted_scope(lead: str) -> str | None:
