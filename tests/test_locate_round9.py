@@ -161,6 +161,8 @@ def test_a_quote_cut_from_its_attribution_or_its_part_is_refused(source: str, qu
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
+        # a quote too short to claim anything of its part
+        ("Some deep words of the page are here.", "deep words"),
         # a hedge inside a phrase is its verb's
         ("We hope to potentially improve the seal design.", "improve the seal design"),
         # a quote that ends on the comparative itself

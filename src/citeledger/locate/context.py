@@ -130,7 +130,9 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     sentence, or None: the lead-in it drops governs it, or the words after it limit it."""
     start, end = _sentence_at(text, cs, ce)
     lead = text[start:cs]
-    part = _LEAD_PART.search(lead)
+    # a quote of three words or fewer names a thing and claims nothing of it ("deep words"
+    # of "Some deep words of the page"): the part and hedge rules read longer ones
+    part = _LEAD_PART.search(lead) if len(_WORD.findall(text[cs:ce])) > 3 else None
     if (
         part is not None
         and part.group("q").lower() in PART_QUANTIFIERS
