@@ -40,9 +40,11 @@ def refused(quote: str, text: str = TEXT) -> tuple[str, ...]:
 
 
 def test_exact_match_reports_original_offsets() -> None:
-    r = locate(TEXT, "Prices rose by 1.5 percent in 2019")
+    # with its attribution: "…, the Bank of England said" makes the rise the Bank's claim
+    q = "Prices rose by 1.5 percent in 2019, the Bank of England said"
+    r = locate(TEXT, q)
     assert r.found and r.match == "exact" and r.score == 1.0
-    assert TEXT[r.char_start : r.char_end] == "Prices rose by 1.5 percent in 2019"  # type: ignore[misc]
+    assert TEXT[r.char_start : r.char_end] == q  # type: ignore[misc]
 
 
 def test_normalised_match_spans_the_source_words_as_they_are() -> None:
@@ -79,7 +81,7 @@ def test_first_letter_only_case_rule() -> None:
 def test_bracketed_alterations() -> None:
     assert found("[T]he committee found that the treatment").startswith("The committee")
     found("The committee found that [it] was not effective")  # [it] for "the treatment"
-    found("Prices rose by 1.5 percent [sic] in 2019")  # an insertion
+    found("Prices rose by 1.5 percent [sic] in 2019, the Bank of England said")  # an insertion
     # a content word replaced is not an editorial bracket (docs/editorial-marks.md)
     refused("[The panel] must be received within 60 days")
 
@@ -298,7 +300,7 @@ def test_a_found_result_is_the_dataclass_its_init_would_build() -> None:
     ],
 )
 def test_omitted_words_are_read_as_the_reader_reads_them(omitted: str, found_: bool) -> None:
-    text = f"The model has been {omitted} used at Google for many different purposes, they said."
+    text = f"The model has been {omitted} used at Google for many different purposes."
     quote = "The model has been … used at Google for many different purposes"
     assert locate(text, quote).found is found_
 

@@ -66,7 +66,10 @@ def test_a_quote_cut_from_its_frame_or_limit_is_refused(source: str, quote: str)
         ("No. The plan was dropped in spring.", "The plan was dropped in spring"),
         ("He did not go, but his sister stayed to help.", "his sister stayed to help"),
         ("It works even if the disk is full.", "It works"),
-        ("Trains run every ten minutes. Except on Sundays, buses run too.", "Trains run every ten"),
+        (
+            "Trains run every ten minutes. Except on Sundays, buses run too.",
+            "Trains run every ten minutes",
+        ),
     ],
 )
 def test_a_quote_whose_sentence_does_not_qualify_it_still_passes(source: str, quote: str) -> None:

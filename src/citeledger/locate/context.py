@@ -21,13 +21,21 @@ from citeledger.locate.normalize import normalize_for_match
 from citeledger.locate.wordlists import (
     ABBREVIATIONS,
     ATTRIBUTIONS,
+    CLAUSE_OPENERS,
+    COMPARATIVES,
     CONDITIONS,
     CONNECTIVES,
     CONTRASTS,
+    DATE_WORDS,
+    DISCOURSE_AFTER_IN,
+    DISCOURSE_AFTER_THE,
     HEDGES,
     LINE_GOES_ON,
+    PART_QUANTIFIERS,
     REFERENCES,
     SAYING,
+    SAYING_AFTER,
+    SCOPE_OPENERS,
     STANCES,
     TAIL_QUALIFIERS,
     TAIL_QUALIFIERS_AFTER_COMMA,
@@ -122,6 +130,32 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     sentence, or None: the lead-in it drops governs it, or the words after it limit it."""
     start, end = _sentence_at(text, cs, ce)
     lead = text[start:cs]
+    # a quote of three words or fewer names a thing and claims nothing of it ("deep words"
+    # of "Some deep words of the page"): the part and hedge rules read longer ones
+    part = _LEAD_PART.search(lead) if len(_WORD.findall(text[cs:ce])) > 3 else None
+    if (
+        part is not None
+        and part.group("q").lower() in PART_QUANTIFIERS
+        and _CLAUSE_START.search(lead, 0, part.start())
+    ):
+        # "pipes … hold up" of "Some pipes … hold up", "the work … happens" of "most of the
+        # work …": the claim is made of a part, the quote makes it of the whole
+        return (
+            f"the quote starts right after the source's '{part.group().strip()}', which makes "
+            "its claim of a part: quote from that word"
+        )
+    if (
+        part is not None
+        and _hedge_adverb(part.group("q"))
+        and lead[part.end("q") :].isspace()
+        and _CLAUSE_START.search(lead, 0, part.start())
+    ):
+        # "the bug is in a third-party library" of "perhaps the bug is …": the source
+        # hedges, the quote asserts
+        return (
+            f"the quote starts right after the source's '{part.group('q')}', which hedges "
+            "it: quote from that word"
+        )
     if lead.strip(" \t\n\"'(\u201c\u2018["):
         # no sentence end in the stretch read: its opening is not seen, only its last clause
         opened = start == 0 or start > cs - LOOK_BEFORE
@@ -130,7 +164,7 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
             return problem
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
         return None  # the quote ends where the source's sentence does
-    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)])
+    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 20) : ce])
 
 
 def _lead_problem(lead: str, opened: bool = True) -> str | None:
@@ -142,15 +176,26 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
     clause = _CLAUSE_BREAK.split(lead)[-1]
     cwords = _TOKEN.findall(clause)
     low = [w.lower() for w in cwords]
-    if opened and _FRAME_END.search(lead):
+    if _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
-        frame = _fronted_frame(words)
+        frame = (_fronted_frame(words) or _fronted_scope(lead)) if opened else None
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
                 f"'{frame}' governs what it says: quote the sentence from its start"
             )
+        # the same frame fronted in a clause after "that", a colon or a semicolon: "Forte
+        # said that even if it did have such clout, ⟦…", "…: within 18 months of enactment, ⟦…"
+        parts = _SUBCLAUSE.split(lead)
+        sub = parts[-1]
+        if len(parts) > 1:
+            frame = _fronted_frame(_WORD.findall(sub)) or _fronted_scope(sub)
+            if frame is not None:
+                return (
+                    f"the quote starts after '{_first_words(sub.strip())}', whose '{frame}' "
+                    "governs what it says: quote its clause from its start"
+                )
         return None
     # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…":
     # the words before a "that" (three at most) make what follows someone's report or view
@@ -187,8 +232,8 @@ def _fronted_frame(words: list[str]) -> str | None:
     """The word that makes a sentence's opening a frame: its first (after "But", "Indeed", …)
     is a condition, a concession, an attribution or a hedge ("If", "When", "According",
     "Reportedly"), or it is a stance phrase ("To the best of our knowledge", "In our view")."""
-    rest = [w for w in words]
-    while rest and rest[0].lower() in CONNECTIVES:
+    rest = [w.lstrip(_MARKERS) for w in words]  # a footnote marker glued on: "²³If"
+    while rest and (rest[0].lower() in CONNECTIVES or rest[0].lower() == "even"):
         rest = rest[1:]
     if not rest:
         return None
@@ -199,12 +244,47 @@ def _fronted_frame(words: list[str]) -> str | None:
     return None
 
 
+def _hedge_adverb(word: str) -> bool:
+    """Whether ``word`` is a hedge that qualifies the clause after it ("perhaps", "probably",
+    "reportedly", "often"), not a verb or adjective of hedging ("seems", "likely")."""
+    w = word.lower()
+    return w in HEDGES and (w.endswith("ly") or w in ("perhaps", "maybe", "often", "sometimes"))
+
+
+def _fronted_scope(lead: str) -> str | None:
+    """The preposition of a fronted scope or time the quote's clause holds in, or None: "In
+    the extreme cold, ⟦…", "Within months of the acquisition, Forte said, ⟦…". The phrase is
+    short and ends at the sentence's first comma; after it, nothing or an attribution."""
+    phrase, _, after = lead.partition(",")
+    rest = [w.lstrip(_MARKERS) for w in _WORD.findall(phrase)]
+    while rest and rest[0].lower() in CONNECTIVES:
+        rest = rest[1:]
+    if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
+        return None
+    between = [w.lower() for w in _WORD.findall(after)]
+    if between and not (len(between) <= 4 and any(w in SAYING_AFTER for w in between)):
+        return None
+    return rest[0] if rest[0].lower() != "in" or _scope(rest[1:6]) else None
+
+
+def _scope(words: list[str]) -> bool:
+    """Whether the phrase after a fronted "In", "Within", "During", … sets a scope or a time
+    the claim holds in ("In unsupervised learning,"), not a date of an event ("In May,", "In
+    2019,") or a turn of discourse ("In addition,", "In this paper,")."""
+    low = [w.lower() for w in words]
+    if low[:1] == ["the"] and low[1:2] and low[1] in DISCOURSE_AFTER_THE:
+        return False  # "In the end,", "In the meantime,"
+    if not low or low[0] in DISCOURSE_AFTER_IN:
+        return False
+    return not all(w in DATE_WORDS or w.isdigit() for w in low)
+
+
 def _frames(word: str) -> bool:
     """Whether ``word`` opens a frame: a condition, an attribution, a hedge or a stance (in
     lower case: "Theory" of "Theory of Computing" is a name's)."""
     w = word.lower()
-    if w in STANCES or w in ATTRIBUTIONS:
-        return word.islower()
+    if w in STANCES or w in ATTRIBUTIONS or w in SAYING_AFTER:
+        return word.islower()  # "We believe that", "A new study estimates that"
     return w in _FRAME_WORDS
 
 
@@ -216,7 +296,7 @@ def _says(low: list[str]) -> bool:
     return len(low) >= 2 and low[-1] in STANCES and low[-2] in ("is", "was", "are", "were")
 
 
-def _tail_problem(tail: str) -> str | None:
+def _tail_problem(tail: str, end: str = "") -> str | None:
     if not tail.strip() or tail[:1].isalnum():
         return None  # the sentence ends with the quote, or the quote cuts a word (not ours)
     if _OR_LIST.search(tail):
@@ -226,15 +306,60 @@ def _tail_problem(tail: str) -> str | None:
         )
     m = _TAIL_START.match(tail)
     assert m is not None  # everything in it is optional
+    said = _attribution_after(tail[m.end() :]) if m.group("p") else None
+    if said is not None:
+        return (
+            f"the quote stops before the source's '{said}', whose attribution makes it "
+            "someone's report, not the source's claim: quote the attribution too"
+        )
     after = " ".join(w.lower() for w in _WORD.findall(tail[m.end() : m.end() + 40])[:3])
     opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
+    last = _WORD.findall(end)[-1:]
     for phrase in opened:
+        if phrase == "than" and last and last[0].lower() in COMPARATIVES:
+            continue  # "This setup was less": the quote shows its comparison unfinished
         if after == phrase or after.startswith(phrase + " "):
             return (
                 f"the quote stops before the source's '{phrase}', which limits what it says: "
                 "quote up to the end of that phrase"
             )
     return None
+
+
+def _attribution_after(rest: str) -> str | None:
+    """The attribution the source's sentence goes on with after its comma or dash, or None:
+    "according to …", or a short clause led or ended by a verb of saying ("say the authors",
+    "officials said", "critics claim", "he told reporters")."""
+    clause = _CLAUSE_END.split(rest, maxsplit=1)[0]
+    words = _WORD.findall(clause)
+    low = [w.lower() for w in words]
+    if not low or low[0] in _NOT_ATTRIBUTION:
+        return None
+    if low[0] == "according" and low[1:2] == ["to"]:
+        return " ".join(words[:4])
+    if len(low) > 6:
+        return None
+    verb = next((k for k, w in enumerate(low) if w in SAYING_AFTER), None)
+    if verb is None or not (verb == 0 or verb >= len(low) - 3):
+        return None
+    return " ".join(words)
+
+
+_LEAD_PART = re.compile(r"\b(?P<q>[^\W\d_]+)(?:[^\S\n]+of)?[^\S\n]*\n?[^\S\n]*$")
+# where a clause and its subject start: the sentence's start, a clause mark, or "that"
+_CLAUSE_START = re.compile(
+    r"(?:^|[,;:(\u2014\u2013]|\b(?:that|and|but|because|while|whereas|although|so))\s*$",
+    re.IGNORECASE,
+)
+_SUBCLAUSE = re.compile(r"[:;]|\bthat\b", re.IGNORECASE)
+_MARKERS = "\u00b9\u00b2\u00b3\u2070\u2074-\u2079"  # superscript digits: note markers
+_CLAUSE_END = re.compile(r"[,;:()\u2014\u2013.!?]|\s-\s")
+# a clause of its own after the comma, not an attribution of the quote
+_NOT_ATTRIBUTION = (
+    CLAUSE_OPENERS
+    | CONNECTIVES
+    | frozenset({"or", "nor", "while", "whereas", "if", "as", "because", "where", "when"})
+)
 
 
 def _first_words(s: str, n: int = 5) -> str:

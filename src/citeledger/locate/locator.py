@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
+from citeledger.locate.asides import harmless_aside
 from citeledger.locate.context import (
     abbreviation,
     cut_problem,
@@ -36,6 +37,7 @@ from citeledger.locate.context import (
 )
 from citeledger.locate.edits import CUT_REASON
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
+from citeledger.locate.numbers import cut_number_problem
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
@@ -47,7 +49,6 @@ from citeledger.locate.wordlists import (
     NUMBER_WORDS,
     REFERENCES,
     SYMBOLS,
-    UNITS,
     clause_joint,
     determiner_for_more,
     first_meaningful,
@@ -222,7 +223,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
     if not res.found or res.char_start is None or res.char_end is None:
         return res
     raw = quote.strip()
-    problem = _cut_number_problem(raw, prepared.text, res.char_end)
+    problem = cut_number_problem(raw, prepared.text, res.char_start, res.char_end)
     if problem is None:
         problem = _paragraph_problem(raw, prepared.text[res.char_start : res.char_end])
     if problem is None:
@@ -251,42 +252,6 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         differences=(problem,),
         reason=reason,
     )
-
-
-def _cut_number_problem(raw: str, text: str, ce: int) -> str | None:
-    """A quote that ends on a number must not cut it from its unit or scale: "scored 82.2" of
-    "scored 82.2%", "more than 200" of "200 million users", "a period of 12" of "12 hours"."""
-    body = raw.rstrip(" .,;:!?\"')]}\u201d\u2019")
-    if body[-1:].isalnum() and ce < len(text) and _RAISED.match(text, ce):
-        # "dimension n" of "dimension n²", "up to 2" of "2^28": the power is the value
-        return f"the quote stops before the power the source raises it to ('{text[ce]}')"
-    if body[-1:].isdigit() and ce < len(text):
-        m = _OPERATION.match(text, ce)
-        if m is not None and (m.group()[0] != "," or _THOUSANDS_HEAD.search(body)):
-            # "2^15" of "2^15 - 1", "M = 200" of "M = 200, 000": the rest of the number
-            return (
-                f"the quote stops inside a number the source goes on with ('{m.group().strip()}')"
-            )
-    if (
-        body[-1:].isalpha()
-        and ce < len(text)
-        and text[ce] in "/\u00b2\u00b3\u207b^"
-        and _NUMBER_UNIT_END.search(body)
-    ):
-        # nor cut a unit short: "250 km" of "250 km/h", "3 m" of "3 m²"
-        return f"the quote stops inside a unit the source goes on with ('{text[ce]}')"
-    if not body[-1:].isdigit() or (ce > 0 and text[ce - 1] in ".,;:!?)]}"):
-        return None  # no number at the end, or the source's own punctuation closes it
-    m = _AFTER_NUMBER.match(text, ce)
-    if m is None:
-        return None
-    unit = m.group(1) or m.group(2)
-    if m.group(1):
-        if not (m.group(1)[0] in _NUMBER_SIGNS or m.group(1).lower() in UNITS):
-            return None  # "R1d", "∆2k": letters the extraction glued on, not a unit
-    elif not (unit.lower() in NUMBER_WORDS or unit.lower() in UNITS):
-        return None  # any other word: the number's phrase may end there
-    return f"the quote stops at a number the source goes on with ('{unit}'): a unit or scale"
 
 
 # The source's word right after the quote, with nothing but a space or a line break between:
@@ -339,18 +304,6 @@ def _edge_problem(raw: str, text: str, cs: int, ce: int) -> str | None:
                 "on: end the quote without it, or quote the rest of the sentence"
             )
     return None
-
-
-_RAISED = re.compile(f"[\\^{_SUPERSCRIPTS}]")
-# the source goes on with an operation on the number, or with its thousands as the extraction
-# spaced them ("200, 000")
-_OPERATION = re.compile(r"[^\S\n]?[-+\u2212\u00d7*/][^\S\n]?\d|,[^\S\n]?\d{3}(?!\d)")
-_THOUSANDS_HEAD = re.compile(r"(?<![\d,.])\d{1,3}$")  # "200" may go on ", 000"; "2019" not
-_NUMBER_UNIT_END = re.compile(r"\d\s*[^\W\d_]{1,4}$")
-_NUMBER_SIGNS = "%\u2030\u00b0\u2032\u2033\u00b2\u00b3" + SYMBOLS
-_AFTER_NUMBER = re.compile(
-    r"([%\u2030\u00b0\u2032\u2033\u00b2\u00b3]|[^\W\d_]+)|[^\S\n]*\n?[^\S\n]*([^\W\d_]+)"
-)
 
 
 def _paragraph_problem(raw: str, span: str) -> str | None:
@@ -1252,8 +1205,9 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # read as the reader reads it: "the ma-\njority" holds "majority", "success-\nfully" no
     # "fully"; a hyphen inside a line stays ("less-known" holds "less")
     read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
-    said = first_meaningful(read)
-    if said is None and not read.isascii():
+    aside = harmless_aside(read)  # a closed aside that qualifies nothing kept may go
+    said = None if aside else first_meaningful(read)
+    if said is None and not aside and not read.isascii():
         said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
@@ -1280,7 +1234,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # the omission ends with its own): nothing joined; an aside in parentheses joins nothing
     whole = ended and _OMITTED_SENTENCE_END.search(read) and not _NEXT_LOWER.match(text, y)
     plain = _PAREN_ASIDE.sub(" ", read) if "(" in read else read
-    joint = clause_joint(plain) if _ALNUM.search(read) and not whole else None
+    joint = clause_joint(plain) if _ALNUM.search(read) and not whole and not aside else None
     if joint:
         # "the scheme component is required …; the other components may be empty": the words
         # after the gap belong to another clause, with another subject or object

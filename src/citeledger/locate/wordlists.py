@@ -115,6 +115,7 @@ STANCES = _wordset(
     theory theories hypothesis view views opinion belief beliefs worry worries fear concern
     concerns hope hopes claim claims allegation allegations speculation suspicion rumor rumour
     rumors rumours assumption impression knowledge guess argument suggestion possibility
+    misunderstanding misconception myth perception expectation prediction estimate estimates
     """
 )
 # Words that, right after a quote (no punctuation between), open what limits it: its
@@ -123,6 +124,9 @@ STANCES = _wordset(
 TAIL_QUALIFIERS = (
     *sorted(CONDITIONS),
     "when",
+    "once",
+    "than",
+    "albeit",
     "unless",
     "except",
     "excluding",
@@ -155,6 +159,7 @@ TAIL_QUALIFIERS = (
 # came before ("…, except that there is a very long tail"); a temporal "when" need not.
 TAIL_QUALIFIERS_AFTER_COMMA = (
     "if",
+    "albeit",
     "unless",
     "except",
     "excluding",
@@ -168,6 +173,37 @@ TAIL_QUALIFIERS_AFTER_COMMA = (
     "other than",
     "rather than",
     "instead of",
+)
+# Verbs of saying a sentence may end with after the quote ("…, officials said.", "…, say the
+# authors.", "…, critics claim."): the quote is then someone's report, not the source's claim.
+SAYING_AFTER = ATTRIBUTIONS | _wordset(
+    """
+    claim argue argued believe think note state write tell told insist add added adds explain
+    explains explained warn warns warned suggest suggests suggested estimate estimates
+    estimated contend contends contended maintain maintains maintained allege alleges alleged
+    report announced declared conclude concludes concluded acknowledged admitted assert
+    asserts asserted predicted predict predicts speculated
+    """
+)
+# Prepositions that open a fronted scope or time the main clause holds in ("In the extreme
+# cold, city officials will not …", "Within months of the deal, Whole Foods was …").
+SCOPE_OPENERS = _wordset("in within during under across throughout outside beyond")
+# ... unless what follows "In" is a turn of discourse, not a scope ("In addition,", "In this
+# paper,"): its first word is one of these
+DISCOURSE_AFTER_IN = _wordset(
+    """
+    addition fact particular contrast short general turn sum summary conclusion brief other
+    this these our my practice principle theory total effect essence response return
+    comparison reality truth retrospect hindsight order part any a an
+    """
+)
+DISCOURSE_AFTER_THE = _wordset("end meantime meanwhile same first second last following")
+# ... nor a date: an event's time does not limit it ("In May, the plant closed").
+DATE_WORDS = _wordset(
+    """
+    january february march april may june july august september october november december
+    spring summer autumn fall winter early late mid the of year years
+    """
 )
 # Words that open a sentence without opening its frame: "But if …", "Indeed, when …".
 CONNECTIVES = _wordset("and but so yet indeed however also then now still thus hence")
@@ -188,7 +224,9 @@ LINE_GOES_ON = _wordset(
 )
 # ... of them, the verbs only (not "claims", "reports", "fears", "hopes", "thought", also
 # nouns): "Smith said ⟦the plan …⟧" reports what Smith said, "an insurance claim ⟦must …⟧" not.
-SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according")
+SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according") | _wordset(
+    "believe argue think contend contends contended insist suspect suspects suspected"
+)
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
 DEGREES = _wordset(
@@ -253,6 +291,44 @@ UNITS = _wordset(
     second sec secs s ms µs us ns years year yrs months month weeks week km m cm mm µm nm mi
     ft kg g mg µg lb lbs t l ml gb mb kb tb gib mib bytes bits hz khz mhz ghz kw mw w kwh v mv
     ma a mph kph degrees points pts pp bps x
+    """
+)
+# Quantifiers that describe inside a closed aside ("— which were made of either cast iron or
+# steel —"), as against those that limit ("only", "just", "solely", "entirely", "half"): an
+# ellipsis may leave out an aside holding one of these, never one holding a limit.
+ASIDE_QUANTIFIERS = _wordset(
+    "all every each any some most many much few several both either numerous"
+)
+# Quantifiers that make a claim of a part ("Some pipes", "most of the work", "only the
+# rich"): a quote that starts right after one makes the claim of the whole.
+PART_QUANTIFIERS = _wordset(
+    """
+    some most many much few several only just merely solely purely exclusively half
+    majority minority none little numerous
+    """
+)
+# Words a number's phrase may end before ("In 2019 the firm", "le 4 mai"): a
+# quote that stops on a count before any other lower-case word cuts the count from its noun
+# ("between 400 and 600" of "between 400 and 600 water main breaks").
+NUMBER_PHRASE_ENDS = _wordset(
+    """
+    a an the and or but nor so yet as at by for from in into of off on onto out over per since
+    than that then through till to toward towards under until up upon via when where whereas
+    which while who whom whose with within without is are was were be been being am has have
+    had do does did will would shall should can could may might must also alone each apiece
+    altogether respectively ago later earlier before after afterwards again
+    january february march april june july august september october november december
+    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+    januar februar märz juni juli oktober dezember
+    """
+)
+# Words a number after them names, not counts ("page 12 shows", "Section 3 describes").
+NUMBER_LABELS = _wordset(
+    """
+    page pages p pp section sections chapter chapters figure fig figures table tables part
+    article articles step steps level levels phase version no number item items rule rules
+    line lines appendix volume vol issue model type class grade room route paragraph verse
     """
 )
 # Function words of the corpus's other languages (French, Spanish, Portuguese, German, Italian),
