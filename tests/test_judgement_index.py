@@ -316,6 +316,7 @@ def test_an_answer_logged_later_for_the_same_work_is_seen_through_the_index(
     netserver: ns.NetServer,
     pandoc_path: str,
     logged: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Review F1: @a, a local copy of a DOI, holds no registry answer of its own and is judged
     by what the history log holds for that DOI. Once @a's `checked` is remembered, another
@@ -352,7 +353,12 @@ def test_an_answer_logged_later_for_the_same_work_is_seen_through_the_index(
     assert _states(_build(tmp_path)[0]) == ["checked", "checked"]
     assert _index_shards(tmp_path), "@a's verdict is remembered"
     ledger.write_text(ledger.read_text("utf-8") + f"  b:\n{work}", "utf-8")
+    capsys.readouterr()
     assert main([*verify, "--only", "b"]) == 0
+    said = "".join(capsys.readouterr())
+    # verify found the words, and its summary does not call a retracted work checked
+    assert "checked" not in said.split("verify finished:")[1], said
+    assert ("found, but retracted" if logged == "retracted" else "registry names another") in said
     built = _build(tmp_path)
     assert built == _without_index(tmp_path, monkeypatch)
     assert _states(built[0]) == [logged, "checked"]

@@ -436,5 +436,5 @@ def test_a_timed_batch_still_writing_when_the_fetching_ends_is_reported(
     capsys.readouterr()
     assert _verify(ledger) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
-    assert "verify finished: 2 checked" in out, out
+    assert "verify finished: 2 found" in out, out
     assert _state(ledger, "s0") is State.CHECKED and _state(ledger, "s1") is State.CHECKED

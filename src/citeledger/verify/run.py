@@ -42,7 +42,9 @@ from citeledger.verify.receipts import (
 
 @dataclass
 class Tally:
-    """The end summary: outcomes overall and per host."""
+    """The end summary: outcomes overall and per host. A quote verify found is "found", not
+    "checked": checked is the build's judgement, and a work the registry reports retracted
+    (or as another work) in this very run is found and still a breakdown — the summary says so."""
 
     outcomes: Counter[str] = field(default_factory=Counter)
     per_host: dict[str, Counter[str]] = field(default_factory=dict)
@@ -50,7 +52,11 @@ class Tally:
     def add(self, host: str, receipts: Sequence[Receipt]) -> None:
         bucket = self.per_host.setdefault(host, Counter())
         for r in receipts:
-            word = {"found": "checked", "not-found": "not found"}.get(r.outcome, r.outcome)
+            word = {"not-found": "not found"}.get(r.outcome, r.outcome)
+            if r.outcome == "found" and r.retracted:
+                word = "found, but retracted"
+            elif r.outcome == "found" and r.metadata_mismatch:
+                word = "found, but the registry names another work"
             self.outcomes[word] += 1
             bucket[word] += 1
 
