@@ -48,7 +48,7 @@ def bibliography_sources(
 
     def sources(keys: Collection[str]) -> Collection[str]:
         found = {key for key in keys if key in _reference_ids(meta.get("references"))}
-        for name in _strings(meta.get("bibliography")):
+        for name in meta_strings(meta.get("bibliography")):
             data = _read(name, folders)
             for key in set(keys) - found:
                 if key.encode() in data and _entry(key).search(data):
@@ -76,31 +76,31 @@ def _read(name: str, folders: Sequence[Path]) -> bytes:
     return b""
 
 
-def _strings(value: Any) -> list[str]:
-    """A metadata value's strings (a MetaString, MetaInlines, or a list of them)."""
+def meta_strings(value: Any) -> list[str]:
+    """A metadata value's non-empty strings (a MetaString, MetaInlines, or a list of them): the
+    file names of ``bibliography:``, the ``id`` of a ``references`` entry."""
     from citeledger.build.citations import plain_text
 
     if not isinstance(value, dict):
         return []
     t, c = value.get("t"), value.get("c")
     if t == "MetaString" and isinstance(c, str):
-        return [c]
+        return [c] if c else []
     if t == "MetaInlines" and isinstance(c, list):
-        return [plain_text(c)]
+        return [text] if (text := plain_text(c)) else []
     if t == "MetaList" and isinstance(c, list):
-        return [s for item in c for s in _strings(item)]
+        return [s for item in c for s in meta_strings(item)]
     return []
 
 
 def _reference_ids(value: Any) -> set[str]:
-    """The ``id`` of each entry of a ``references`` metadata list."""
+    """The ``id`` of each entry of a ``references`` metadata list (read as ``references`` reads
+    it when it merges the ledger's entries)."""
+    from citeledger.build.references import ref_id
+
     if not isinstance(value, dict) or value.get("t") != "MetaList":
         return set()
-    ids: set[str] = set()
-    for entry in value.get("c") or []:
-        if isinstance(entry, dict) and entry.get("t") == "MetaMap":
-            ids.update(_strings(entry["c"].get("id")))
-    return ids
+    return {i for entry in value.get("c") or [] if isinstance(entry, dict) and (i := ref_id(entry))}
 
 
 def any_source(

@@ -34,7 +34,7 @@ def to_meta(value: Any) -> dict[str, Any]:
     return {"t": "MetaString", "c": visible(str(value))}  # pdflatex stops on a raw ^^[
 
 
-def _ref_id(item: Mapping[str, Any]) -> str | None:
+def ref_id(item: Mapping[str, Any]) -> str | None:
     if item.get("t") != "MetaMap":
         return None
     ident = item["c"].get("id", {})
@@ -86,6 +86,6 @@ def add_references(
         return len(entries)
     if refs.get("t") != "MetaList":
         return 0  # a references value we do not understand: leave the writer's data alone
-    kept = [item for item in refs["c"] if _ref_id(item) not in entries]
+    kept = [item for item in refs["c"] if ref_id(item) not in entries]
     refs["c"] = kept + list(entries.values())
     return len(entries)

@@ -73,6 +73,7 @@ def adopt(
     from_format: str | None = None,
 ) -> Adoption:
     from citeledger.build.citations import scan_document
+    from citeledger.build.crossref_sources import meta_strings
     from citeledger.build.options import read_options
     from citeledger.ledger import load_ledger
     from citeledger.ledger.record import (
@@ -99,7 +100,7 @@ def adopt(
         keys.update(dict.fromkeys(f.ref.key for f in scan.citations))
         crossrefs.update(scan.crossrefs)
         if not bibs:
-            named += [_resolve(b, doc) for b in _bibliographies(meta.get("bibliography"))]
+            named += [_resolve(b, doc) for b in meta_strings(meta.get("bibliography"))]
     assert ledger_path is not None  # docs is never empty (argparse: nargs="+")
     if not named:
         raise CiteledgerError(
@@ -145,22 +146,6 @@ def _plan(result: Adoption, sources: Mapping[str, Any]) -> None:
             result.need_quote.append(key)
         elif any(q.latest is None for q in source.quotes):
             result.to_verify.append(key)
-
-
-def _bibliographies(value: Any) -> list[str]:
-    """The file names of a ``bibliography:`` metadata value (a string or a list of them)."""
-    from citeledger.build.citations import plain_text
-
-    if not isinstance(value, dict):
-        return []
-    t, c = value.get("t"), value.get("c")
-    if t == "MetaList" and isinstance(c, list):
-        return [name for v in c for name in _bibliographies(v)]
-    if t == "MetaString":
-        return [str(c)] if c else []
-    if t == "MetaInlines" and isinstance(c, list):
-        return [plain_text(c)] if c else []
-    return []
 
 
 def _resolve(name: str, doc: str) -> str:
