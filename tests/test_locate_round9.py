@@ -89,6 +89,11 @@ def test_a_whole_number_or_its_phrase_end_passes(source: str, quote: str) -> Non
             "The two rivers — which each carry melt from glaciers — flood in June.",
             "The two rivers … flood in June",
         ),
+        # a relative clause describes its noun, share and all: it scopes nothing kept
+        (
+            "The volunteers, who built 23% of the code, make up most of the team.",
+            "The volunteers … make up most of the team",
+        ),
     ],
 )
 def test_an_ellipsis_over_a_closed_aside_passes(source: str, quote: str) -> None:
@@ -110,6 +115,11 @@ def test_an_ellipsis_over_a_closed_aside_passes(source: str, quote: str) -> None
         ("The party, which ruled from 2011 to 2013, was blamed.", "The party … was blamed"),
         ("The towns (solely the coastal ones) were flooded.", "The towns … were flooded"),
         ("The towns, probably all of them, were flooded.", "The towns … were flooded"),
+        # a count or share anywhere in the aside scopes the claim kept
+        ("The drug reduced pain (in 3 of 40 patients) by May.", "The drug reduced pain … by May"),
+        ("The drug reduced pain (one in ten cases) by May.", "The drug reduced pain … by May"),
+        ("The drug reduced pain (for 7% of users) by May.", "The drug reduced pain … by May"),
+        ("The drug reduced pain (in half of the trials) by May.", "The drug reduced pain … by May"),
         # an aside that opens another clause is not an aside
         ("The firm cut jobs, and its rival, prices, in May.", "The firm cut jobs … in May"),
     ],

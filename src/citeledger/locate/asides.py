@@ -4,7 +4,8 @@ Chicago 13.50, APA 8.31 and MLA 6.4 let an ellipsis drop a parenthetical, a dash
 appositive set off by commas (", who died in 2008,") when the sentence reads the same without
 it. What the aside may not hold is a word that limits or turns the words kept — a negation, a
 condition, an exception, a hedge, "only" — nor may it be a count of the kept noun ("— 12 of
-the 40 —", "(some of them)"). Numbers and descriptive quantifiers of its own pass
+the 40 —", "(some of them)"), nor hold a count or share anywhere ("(in 3 of 40 patients)",
+"(7%)"). Numbers and descriptive quantifiers of its own pass
 (docs/editorial-marks.md, "Ellipses").
 
 Must never: pass an aside the source does not close on both sides inside the omission, or one
@@ -34,6 +35,18 @@ _BOUND = re.compile(
     re.IGNORECASE,
 )
 _SIGNS_THAT_BOUND = frozenset("<>\u2264\u2265=\u2248~\u00b1")
+# a count or share of something anywhere in the aside: "(in 3 of 40 patients)", "(one in ten)",
+# "(12 out of 40)", "(3/40)", "(7%)", "(a third of them)": the claim kept is scoped by it
+_N = r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|a|an)"
+_SHARE = re.compile(
+    rf"\b{_N}\s+(?:of|out\s+of|in)\s+(?:the\s+|every\s+|each\s+|all\s+)?(?:\d|[a-z]+\b)"
+    r"|\d\s*/\s*\d|\d\s*(?:%|\u2030|per\s*cent\b|percent\b)"
+    r"|\b(?:half|third|thirds|quarter|quarters|fifth|tenth)s?\s+of\b",
+    re.IGNORECASE,
+)
+# ... unless the aside is a relative clause: it describes its noun ("the developers, who
+# contributed 23% of the changes, make up …"), it does not scope what the quote keeps
+_DESCRIBES = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
 
 
 def closed_aside(omitted: str) -> str | None:
@@ -70,4 +83,8 @@ def harmless_aside(omitted: str) -> bool:
     # a listed phrase ("at least", "rather than") is first_meaningful's first answer, so none
     # is here; nor a bound on a number ("aged 65 and over", "(over 18)") or a span of time or
     # scope ("who held power from 2011 to 2013"): those restrict what the quote keeps
-    return _BOUND.search(inner) is None and not any(w in _SIGNS_THAT_BOUND for w in words)
+    return (
+        _BOUND.search(inner) is None
+        and (_SHARE.search(inner) is None or _DESCRIBES.match(inner) is not None)
+        and not any(w in _SIGNS_THAT_BOUND for w in words)
+    )
