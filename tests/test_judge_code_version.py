@@ -83,3 +83,17 @@ def test_the_code_version_does_not_import_rapidfuzz() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_locator_module_keys_the_judging_code() -> None:
+    """A remembered verdict rests on every rule of the locator: a module added to ``locate/``
+    (the sentence, number and aside rules were, one after another) is keyed without being
+    listed, so an edit to it re-judges instead of serving a verdict the rule now refuses."""
+    import citeledger
+    from citeledger.judge import _JUDGING_CODE
+
+    package = Path(citeledger.__file__).parent
+    keyed = set(citeledger.code_files(_JUDGING_CODE))
+    for module in (package / "locate").glob("*.py"):
+        assert f"locate/{module.name}" in keyed
+    assert all((package / name).is_file() for name in keyed), "every keyed file exists"

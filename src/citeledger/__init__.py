@@ -20,7 +20,7 @@ def code_digest(seed: str, names: tuple[str, ...], libraries: tuple[str, ...] = 
 
     here = Path(__file__).parent
     digest = hashlib.sha256(f"{seed} {sys.version} {unicodedata.unidata_version}".encode())
-    for name in names:
+    for name in code_files(names):
         try:
             digest.update((here / name).read_bytes())
         except OSError:
@@ -28,6 +28,22 @@ def code_digest(seed: str, names: tuple[str, ...], libraries: tuple[str, ...] = 
     for library in libraries:
         digest.update(f" {library} {_library_stamp(library)}".encode())
     return digest.hexdigest()
+
+
+def code_files(names: tuple[str, ...]) -> list[str]:
+    """``names`` with each folder name (``"locate/"``) replaced by every ``.py`` file in it,
+    sorted: a module added to a package is keyed without anyone remembering to list it."""
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    out: list[str] = []
+    for name in names:
+        if name.endswith("/"):
+            found = sorted(f"{name}{p.name}" for p in (here / name).glob("*.py"))
+            out += found or [name]
+        else:
+            out.append(name)
+    return out
 
 
 def _library_stamp(name: str) -> str:

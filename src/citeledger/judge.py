@@ -47,7 +47,7 @@ def _pinpoint_mismatch(ref: CitationRef, quote: Quote) -> str:
 
 # The code a remembered verdict rests on, besides the extractors (their versions are in the
 # evidence): a change to any of these files — a locator rule, an evidence check, how a source's
-# text is read — re-judges.
+# text is read — re-judges. A folder name stands for every module in it (``code_files``).
 _JUDGING_CODE = (
     "judge.py",
     "model.py",
@@ -61,11 +61,10 @@ _JUDGING_CODE = (
     "evidence/registry.py",
     "evidence/other_work.py",
     "evidence/derivation.py",
-    "locate/locator.py",
-    "locate/context.py",
-    "locate/normalize.py",
-    "locate/edits.py",
-    "locate/wordlists.py",
+    "build/locator-terms.json",  # the locale terms a page locator is read with
+    "extract/dispatch.py",  # the evidence's kind, derived from its body
+    "sniff.py",
+    "locate/",  # every module of the locator, one added later included
 )
 
 
