@@ -439,6 +439,7 @@ def test_a_respelling_is_the_same_text(checked: str, cited: str) -> None:
         ("isbn:9790306406156", "isbn:9780306406157"),
         ("arxiv:2101.00001v1", "arxiv:2101.00001v2"),  # two versions are two texts
         ("arxiv:2101.00001v2", "arxiv:2101.00001v1"),
+        ("file:linked/../s1.txt", "file:s1.txt"),  # through a link, another file
     ],
 )
 def test_another_work_or_version_is_not_the_same_text(checked: str, cited: str) -> None:

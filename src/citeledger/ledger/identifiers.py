@@ -358,12 +358,17 @@ def same_text(
     ``vK`` counts for the latest only when its evidence records ``vK`` as the newest arXiv
     listed then (``latest``) — from there a newer version is recheck's "version changed", as
     for any check of the latest. ``version``/``latest``: the evidence's arXiv record (``v2``).
+    A ``file:`` path with a ``..`` is no respelling: through a linked folder, ``a/../b`` is
+    another file than the ``b`` it normalises to.
     """
     if checked == cited:
         return True
     if canonical(checked) != canonical(cited):
         return False
-    if cited.partition(":")[0] != "arxiv":
+    kind = cited.partition(":")[0]
+    if kind == "file":
+        return not any(".." in x.partition(":")[2].split("/") for x in (checked, cited))
+    if kind != "arxiv":
         return True
     was, now = _arxiv_pin(checked), _arxiv_pin(cited)
     if was == now:
