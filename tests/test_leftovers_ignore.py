@@ -77,3 +77,17 @@ def test_a_gitignore_that_is_a_link_is_not_written_through(tmp_path: Path) -> No
     (store / ".gitignore").symlink_to(outside)
     assert not leftovers.write_ignore_file(store)
     assert outside.read_text() == "the writer's notes\n"
+
+
+def test_a_recheck_brings_an_old_stores_gitignore_up_to_date_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only a verify that ends well: every run that takes the store's run lock."""
+    text_project(tmp_path, 1, words=20)
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "--yes"]) == 0
+    ignore = tmp_path / ".citeledger" / ".gitignore"
+    ignore.write_text(OLD)
+    main(["recheck", "--yes"])
+    assert ignore.read_text().startswith(OLD + "\n")
+    assert "leftovers/" in ignore.read_text().splitlines()

@@ -189,7 +189,12 @@ def forget_all(folder: Path, digests: Iterable[str]) -> None:
 
 def clean_leftovers(folder: Path, led: Ledger) -> list[Path]:
     """Move the evidence files of this ledger's earlier, killed run that no receipt names into
-    the quarantine (see above); the files moved, as they were named. Purges old quarantine."""
+    the quarantine (see above); the files moved, as they were named. Purges old quarantine.
+
+    Every verify, recheck and pick starts here, holding the run lock: the store's
+    ``.gitignore`` is brought up to date first (a store older than the quarantine has no line
+    for it), whether or not anything is moved, and before the run can fail."""
+    write_ignore_file(folder)
     named = {
         os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
         for source in led.sources.values()
@@ -250,7 +255,6 @@ def _noted_files(files: StoreFiles, digest: str) -> list[Path]:
 def _quarantine(folder: Path, path: Path) -> Path:
     """Move a leftover into ``QUARANTINE`` (a rename inside the store), stamped with the time
     it moved so that the purge counts from then; the name it had."""
-    write_ignore_file(folder)  # before the move: a store older than the quarantine lacks it
     target_folder = store_folder(folder, QUARANTINE)
     target = target_folder / path.name
     n = 0
