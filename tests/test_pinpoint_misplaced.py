@@ -131,3 +131,12 @@ def test_the_audit_says_the_same(tmp_path: Path, cache: Path) -> None:
     assert "citeledger-misplaced" in row and "<strong>quote-on-another-page</strong>" in row
     assert MISPLACED_TITLE in row and NOT_IN_SOURCE not in row
     assert "found the quote on page 1 of the PDF" in row
+
+
+def test_the_evidence_page_says_the_same(tmp_path: Path, cache: Path) -> None:
+    project = _project(tmp_path, [[QUOTE], ["Page two text."], ["Page three text."]], "p. 3")
+    out = project / "evidence"
+    assert main(["evidence", "--ledger", str(project / "citeledger.yaml"), "--out", str(out)]) == 0
+    [page] = [p.read_text("utf-8") for p in out.glob("r-*.html")]
+    assert f"FAILED: {MISPLACED_TITLE}" in page and NOT_IN_SOURCE not in page
+    assert "found the quote on page 1 of the PDF" in page
