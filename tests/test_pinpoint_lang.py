@@ -197,5 +197,5 @@ def test_the_evidence_pages_without_a_language_name_the_locators_english_cannot_
     ledger, out = str(project / "citeledger.yaml"), str(project / "evidence")
     assert main(["evidence", "--ledger", ledger, "--out", out]) == 0
     err = capsys.readouterr().err
-    assert "1 quote locators are no English locator: @r quote 1 (S. 3)" in err
+    assert "1 quote locator is read by no English term: @r quote 1 (S. 3)" in err
     assert "--lang de" in err

@@ -540,11 +540,12 @@ def write_evidence_pages(
     """``citeledger evidence --ledger L --out DIR``: write the pages, print one summary line."""
     result = build_evidence_pages(ledger_path, out, audience=audience, lang=lang)
     if result.unread:
+        n = len(result.unread)
         print(
             visible(
-                f"citeledger: warning: {len(result.unread)} quote locators are no English "
-                f"locator: {', '.join(result.unread)}; if the citing document has another "
-                "`lang`, give it (--lang de) so they are read as its build reads them"
+                f"citeledger: warning: {n} quote {'locator is' if n == 1 else 'locators are'} "
+                f"read by no English term: {', '.join(result.unread)}; if the citing document "
+                "has another `lang`, give it (--lang de) so they are read as its build reads them"
             ),
             file=sys.stderr,
         )
