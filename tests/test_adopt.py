@@ -170,3 +170,34 @@ def test_adopt_on_the_swt30_thesis_and_its_grouped_html_build(
         assert f'href="#citeledger-cite-{n}"' in html
     assert html.count('class="citeledger-flag') == len(found) - len(unprinted)
     assert 'class="citeledger-banner' in html
+
+
+def test_a_prefixed_key_that_is_a_source_is_adopted_as_the_build_cites_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``@sec-2020`` of the bibliography and ``@fig:x`` of the ledger are citations to the
+    build (``build.crossref``), so adopt takes them as citations, not skipped
+    cross-references; ``@tbl-both``, a source the document also labels, is read as the label
+    and warned about, as the build warns; ``@fig-one`` stays a cross-reference."""
+    (tmp_path / "refs.bib").write_text(
+        "@article{sec-2020, title={Security}, year={2020}, doi={10.1234/sec.2020}}\n"
+        "@misc{tbl-both, title={Both}, url={https://example.org/both.html}}\n",
+        encoding="utf-8",
+    )
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text("sources:\n  fig:x:\n    url: https://example.org/x.html\n")
+    doc = tmp_path / "paper.md"
+    doc.write_text(
+        "---\nbibliography: refs.bib\n---\n"
+        "As [@sec-2020] and [@fig:x] show; see @fig-one and @tbl-both.\n\n"
+        "| a |\n|---|\n| 1 |\n\n: A table {#tbl-both}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["adopt", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert sorted(load_ledger(ledger).sources) == ["fig:x", "sec-2020"]
+    assert "2 citations of 2 keys; 2 cross-references skipped" in out
+    assert "cross-references skipped: @fig-one, @tbl-both" in out
+    assert "@tbl-both is a source" in out and "read as a cross-reference" in out
+    assert "need a quote: @sec-2020, @fig:x" in out

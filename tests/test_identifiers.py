@@ -15,6 +15,7 @@ from citeledger.ledger.identifiers import (
     IdentifierError,
     arxiv_version,
     canonical,
+    same_text,
     validate_arxiv,
     validate_doi,
     validate_identifier,
@@ -406,3 +407,52 @@ def test_an_isbn10_and_its_isbn13_are_one_work(first9: str) -> None:
     isbn10 = first9 + isbn10_check(first9)
     isbn13 = "978" + first9 + isbn13_check("978" + first9)
     assert canonical(f"isbn:{isbn10}") == canonical(f"isbn:{isbn13}") == f"isbn:{isbn13}"
+
+
+# --- the same text: a check counts for a respelled identifier, never for another text -------
+
+
+@pytest.mark.parametrize(
+    ("checked", "cited"),
+    [
+        ("doi:10.5555/APPEALS", "doi:10.5555/appeals"),
+        ("doi:https://doi.org/10.5555/Appeals", "doi:10.5555/appeals"),
+        ("isbn:0306406152", "isbn:9780306406157"),
+        ("isbn:978-0-306-40615-7", "isbn:9780306406157"),
+        ("url:HTTPS://Example.ORG:443/a", "url:https://example.org/a"),
+        ("file:./sources/s1.txt", "file:sources/s1.txt"),
+        ("arxiv:2101.00001v2", "arxiv:2101.00001v2"),
+        ("arxiv:arXiv:2101.00001v2", "arxiv:2101.00001v2"),
+    ],
+)
+def test_a_respelling_is_the_same_text(checked: str, cited: str) -> None:
+    assert same_text(checked, cited)
+
+
+@pytest.mark.parametrize(
+    ("checked", "cited"),
+    [
+        ("doi:10.5555/appeals", "doi:10.5555/appeal"),
+        ("url:https://example.org/A", "url:https://example.org/a"),
+        ("url:http://example.org/a", "url:https://example.org/a"),  # another retrieval
+        ("doi:10.5555/a", "url:https://doi.org/10.5555/a"),
+        ("isbn:9790306406156", "isbn:9780306406157"),
+        ("arxiv:2101.00001v1", "arxiv:2101.00001v2"),  # two versions are two texts
+        ("arxiv:2101.00001v2", "arxiv:2101.00001v1"),
+        ("file:linked/../s1.txt", "file:s1.txt"),  # through a link, another file
+    ],
+)
+def test_another_work_or_version_is_not_the_same_text(checked: str, cited: str) -> None:
+    assert not same_text(checked, cited, version="v2", latest="v2")
+
+
+def test_an_arxiv_version_is_settled_by_what_the_evidence_records() -> None:
+    """Without a version the ledger means the latest: a check of the latest counts for ``vN``
+    only when it retrieved ``vN``; a check of ``vK`` counts for the latest only when ``vK``
+    was the newest then. Nothing recorded: not the same text."""
+    assert same_text("arxiv:2101.00001", "arxiv:2101.00001v2", version="v2", latest="v2")
+    assert not same_text("arxiv:2101.00001", "arxiv:2101.00001v2", version="v1", latest="v1")
+    assert not same_text("arxiv:2101.00001", "arxiv:2101.00001v2")
+    assert same_text("arxiv:2101.00001v2", "arxiv:2101.00001", version="v2", latest="v2")
+    assert not same_text("arxiv:2101.00001v1", "arxiv:2101.00001", version="v1", latest="v2")
+    assert not same_text("arxiv:2101.00001v2", "arxiv:2101.00001", version="v2")

@@ -14,6 +14,7 @@ from citeledger.model import (
     CitationRef,
     Extracted,
     Identifier,
+    Judgement,
     Ledger,
     Quote,
     Receipt,
@@ -46,20 +47,25 @@ def _ledger(tmp_path: Path, *sources: Source) -> Ledger:
     )
 
 
-def _verified(tmp_path: Path, quote_text: str = QUOTE) -> tuple[Source, Receipt]:
-    """A source checked by the real receipt path (extract → locate → evidence)."""
-    source = Source("hchm", Identifier("url", URL), {"title": "Manual"}, (Quote(quote_text),))
-    retrieval = Retrieval(
-        identifier=source.identifier,
+def _retrieval(identifier: Identifier, metadata: dict[str, str] | None = None) -> Retrieval:
+    """The manual's page as retrieved under ``identifier``, with a registry's answer."""
+    return Retrieval(
+        identifier=identifier,
         requested_url=URL,
         url=URL,
         status=200,
         content_type="text/html; charset=utf-8",
         body=PAGE,
         retrieved_at=utc_now(),
+        metadata=metadata,
     )
+
+
+def _verified(tmp_path: Path, quote_text: str = QUOTE) -> tuple[Source, Receipt]:
+    """A source checked by the real receipt path (extract → locate → evidence)."""
+    source = Source("hchm", Identifier("url", URL), {"title": "Manual"}, (Quote(quote_text),))
     store = EvidenceStore(tmp_path / ".citeledger")
-    [(index, receipt)] = receipts_for_retrieval(source, retrieval, store)
+    [(index, receipt)] = receipts_for_retrieval(source, _retrieval(source.identifier), store)
     assert index == 0
     checked = dataclasses.replace(source, quotes=(Quote(quote_text, receipts=(receipt,)),))
     return checked, receipt
@@ -289,3 +295,63 @@ def test_the_pinpoint_is_part_of_the_promise(tmp_path: Path) -> None:
     assert judge.judge(CitationRef("k", locator="sec. 14.3", selector="c")).quote is not None
     verdict = judge.judge(CitationRef("k", locator="sec. 99.9", selector="c"))
     assert verdict.state is State.UNCHECKED and "stands at sec. 14.3" in verdict.reasons[0]
+
+
+def _checked_under(
+    tmp_path: Path, identifier: Identifier, metadata: dict[str, str] | None = None
+) -> Source:
+    """A source checked by the real receipt path under ``identifier`` (the registry's answer
+    ``metadata`` stored in its evidence, as verify stores it)."""
+    source = Source("w", identifier, {"title": "Manual"}, (Quote(QUOTE),))
+    retrieval = _retrieval(identifier, {"title": "Manual", **(metadata or {})})
+    [(_, receipt)] = receipts_for_retrieval(source, retrieval, EvidenceStore(tmp_path / ".c"))
+    assert receipt.outcome == "found" and receipt.identifier == str(identifier)
+    return dataclasses.replace(source, quotes=(Quote(QUOTE, receipts=(receipt,)),))
+
+
+def _judged_as(tmp_path: Path, source: Source, kind: str, value: str) -> Judgement:
+    respelled = dataclasses.replace(source, identifier=Identifier(kind, value))
+    ledger = dataclasses.replace(_ledger(tmp_path, respelled), evidence_dir=str(tmp_path / ".c"))
+    return Judge(ledger).judge(CitationRef(source.key))
+
+
+def test_a_respelled_identifier_keeps_its_check_and_another_work_does_not(
+    tmp_path: Path,
+) -> None:
+    """A DOI in other case, an ISBN-10 as its ISBN-13: the same work, judged from its evidence
+    as before (deleting the evidence still makes it stale); another DOI is stale."""
+    doi = _checked_under(tmp_path / "doi", Identifier("doi", "10.5555/Appeals"))
+    assert _judged_as(tmp_path / "doi", doi, "doi", "10.5555/appeals").state is State.CHECKED
+    other = _judged_as(tmp_path / "doi", doi, "doi", "10.5555/appeal")
+    assert other.state is State.STALE and "identifier changed" in other.reasons[0]
+    isbn = _checked_under(tmp_path / "isbn", Identifier("isbn", "0306406152"))
+    assert _judged_as(tmp_path / "isbn", isbn, "isbn", "9780306406157").state is State.CHECKED
+    receipt = isbn.quotes[0].latest
+    assert receipt is not None and receipt.evidence is not None
+    (tmp_path / "isbn" / ".c" / receipt.evidence).unlink()
+    gone = _judged_as(tmp_path / "isbn", isbn, "isbn", "9780306406157")
+    assert gone.state is State.STALE and "evidence for this receipt is gone" in gone.reasons[0]
+
+
+def test_an_arxiv_version_the_ledger_now_names_counts_only_when_it_was_the_one_checked(
+    tmp_path: Path,
+) -> None:
+    """A check of the latest that retrieved v2 counts for ``v2``, not for ``v1``; a check
+    pinned to v1 counts for "the latest" only when v1 was the newest at the check."""
+    latest = _checked_under(
+        tmp_path / "a", Identifier("arxiv", "2101.00001"), {"version": "v2", "latest_version": "v2"}
+    )
+    assert _judged_as(tmp_path / "a", latest, "arxiv", "2101.00001v2").state is State.CHECKED
+    assert _judged_as(tmp_path / "a", latest, "arxiv", "2101.00001v1").state is State.STALE
+    old = _checked_under(
+        tmp_path / "b",
+        Identifier("arxiv", "2101.00001v1"),
+        {"version": "v1", "latest_version": "v2"},
+    )
+    assert _judged_as(tmp_path / "b", old, "arxiv", "2101.00001").state is State.STALE
+    only = _checked_under(
+        tmp_path / "c",
+        Identifier("arxiv", "2101.00001v1"),
+        {"version": "v1", "latest_version": "v1"},
+    )
+    assert _judged_as(tmp_path / "c", only, "arxiv", "2101.00001").state is State.CHECKED

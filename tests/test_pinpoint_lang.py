@@ -164,3 +164,38 @@ def test_the_language_given_on_the_command_line_counts(
     assert "which citeledger does not read" in english.stderr
     german = _build(project, "-M", "lang=de")
     assert german.returncode == 0 and "[citation" not in german.stdout, german.stderr
+
+
+def test_the_evidence_pages_read_a_locator_in_the_documents_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``citeledger evidence --lang de`` reads ``locator: S. 3`` as the German build does: the
+    quote stands on page 2, so its page fails and says where it was found, as ``check`` does;
+    ``S. 2`` is that page, so its page is checked. Without a language, English terms alone."""
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
+    project = _project(tmp_path, "S. 3", "S. 3")
+    ledger, out = str(project / "citeledger.yaml"), project / "evidence"
+    assert main(["evidence", "--ledger", ledger, "--out", str(out), "--lang", "de"]) == 0
+    [page] = [p.read_text("utf-8") for p in out.glob("r-*.html")]
+    assert "FAILED" in page and "found the quote on page 2" in page and "S. 3" in page
+    assert _check(project)["state"] == "quote-not-found"  # what the build says, the same
+    right = tmp_path / "right"
+    right.mkdir()
+    project = _project(right, "S. 2", "S. 2")
+    ledger, out = str(project / "citeledger.yaml"), project / "evidence"
+    assert main(["evidence", "--ledger", ledger, "--out", str(out), "--lang", "de-DE"]) == 0
+    [page] = [p.read_text("utf-8") for p in out.glob("r-*.html")]
+    assert "FAILED" not in page and "Checked: the quoted words were found" in page
+
+
+def test_the_evidence_pages_without_a_language_name_the_locators_english_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
+    project = _project(tmp_path, "S. 3", "S. 3")
+    capsys.readouterr()
+    ledger, out = str(project / "citeledger.yaml"), str(project / "evidence")
+    assert main(["evidence", "--ledger", ledger, "--out", out]) == 0
+    err = capsys.readouterr().err
+    assert "1 quote locator is read by no English term: @r quote 1 (S. 3)" in err
+    assert "--lang de" in err

@@ -7,6 +7,7 @@ Real PDFs, a real verify, real pandoc with the real filter."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,19 +100,43 @@ def test_a_quote_not_in_the_source_keeps_its_own_words(
     assert NOT_IN_SOURCE in text and MISPLACED_TITLE not in text
 
 
-def test_the_build_says_the_same(tmp_path: Path, cache: Path) -> None:
-    project = _project(tmp_path, [[QUOTE], ["Page two text."], ["Page three text."]], "p. 3")
-    build = subprocess.run(
-        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "plain", "--wrap=none"],
+def _build(project: Path, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "--wrap=none", *args],
         cwd=project,
         capture_output=True,
         text=True,
         env=venv_env(CITELEDGER_CACHE_DIR=str(cache)),
         check=True,
     )
+
+
+def test_the_build_says_the_same(tmp_path: Path, cache: Path) -> None:
+    project = _project(tmp_path, [[QUOTE], ["Page two text."], ["Page three text."]], "p. 3")
+    build = _build(project, cache, "-t", "plain")
     out = build.stdout
     assert "[citation 1: quote on another page]" in out
     assert MISPLACED_TITLE.upper() in out and NOT_IN_SOURCE.upper() not in out
     assert "found the quote on page 1 of the PDF" in out
     assert "1 not checked (1 quote on another page)" in out
     assert f"quote-not-found: {MISPLACED_TITLE}" in build.stderr
+
+
+def test_the_audit_says_the_same(tmp_path: Path, cache: Path) -> None:
+    """The audit row of a quote found on another page has its own badge and the callout's
+    words, not the generic quote-not-found ones."""
+    project = _project(tmp_path, [[QUOTE], ["Page two text."], ["Page three text."]], "p. 3")
+    build = _build(project, cache, "-t", "html", "-M", "citeledger.audit=true")
+    [row] = re.findall(r'<tr class="citeledger-audit-row[^"]*">.*?</tr>', build.stdout, re.S)
+    assert "citeledger-misplaced" in row and "<strong>quote-on-another-page</strong>" in row
+    assert MISPLACED_TITLE in row and NOT_IN_SOURCE not in row
+    assert "found the quote on page 1 of the PDF" in row
+
+
+def test_the_evidence_page_says_the_same(tmp_path: Path, cache: Path) -> None:
+    project = _project(tmp_path, [[QUOTE], ["Page two text."], ["Page three text."]], "p. 3")
+    out = project / "evidence"
+    assert main(["evidence", "--ledger", str(project / "citeledger.yaml"), "--out", str(out)]) == 0
+    [page] = [p.read_text("utf-8") for p in out.glob("r-*.html")]
+    assert f"FAILED: {MISPLACED_TITLE}" in page and NOT_IN_SOURCE not in page
+    assert "found the quote on page 1 of the PDF" in page

@@ -331,7 +331,7 @@ class Judge:
                 reasons.append("The ledger says it is verified, but saying so is not a check.")
             reasons.append("Run `citeledger verify` to perform the check.")
             return verdict(State.UNCHECKED, *reasons)
-        if receipt.identifier != str(source.identifier):
+        if not self._checked_as_cited(receipt, source):
             return verdict(
                 State.STALE,
                 f"The identifier changed after the check (checked {receipt.identifier}, now "
@@ -652,6 +652,29 @@ class Judge:
                 "later one removed." + again
             )
         return None
+
+    def _checked_as_cited(self, receipt: Receipt, source: Source) -> bool:
+        """Whether the receipt checked what the ledger's identifier names now: a respelling
+        (``10.1/X`` as ``10.1/x``, an ISBN-10 as its ISBN-13) keeps the check, which is then
+        judged from its evidence as before; another work, or another arXiv version, does not
+        (``identifiers.same_text``). An arXiv version is read from the evidence's own record,
+        never the receipt's, and only when one side pins a version the other does not."""
+        from citeledger.ledger.identifiers import same_text
+
+        cited = str(source.identifier)
+        if receipt.identifier == cited:
+            return True
+        record: dict[str, Any] = {}
+        if source.identifier.kind == "arxiv" and canonical(receipt.identifier) == canonical(cited):
+            ev = self.reader.load(receipt.evidence) if receipt.evidence else None
+            record = (ev.registry or {}) if ev is not None and ev.ok else {}
+        version, latest = record.get("version"), record.get("latest_version")
+        return same_text(
+            receipt.identifier,
+            cited,
+            version=version if isinstance(version, str) else None,
+            latest=latest if isinstance(latest, str) else None,
+        )
 
     def _signature(self, receipt: Receipt) -> tuple[str | None, bool, str | None]:
         """Who signed the receipt (words for readers), whether this build trusts that key, and

@@ -158,6 +158,11 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evidence", help="write one read-only evidence page per receipt")
     e.add_argument("--ledger", default="citeledger.yaml")
     e.add_argument("--out", default="evidence", help="folder for the pages")
+    e.add_argument(
+        "--lang",
+        help="the citing document's language (its `lang:`): quote locators are read with its "
+        "terms, as the build reads them (`locator: S. 3` is page 3 in German)",
+    )
     _fill_help(p)
     return p
 
@@ -324,7 +329,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if cmd == "evidence":
         from citeledger.evidence.publish import write_evidence_pages
 
-        return write_evidence_pages(args.ledger, args.out)
+        return write_evidence_pages(args.ledger, args.out, lang=args.lang)
     raise AssertionError(cmd)  # pragma: no cover - argparse restricts the choices
 
 

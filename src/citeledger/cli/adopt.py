@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,7 @@ class Adoption:
     to_verify: list[str] = field(default_factory=list)  # quotes with no receipt found yet
     local_copies: list[str] = field(default_factory=list)  # created with the .bib's attached file
     no_local_copy: list[tuple[str, str]] = field(default_factory=list)  # key, why not
+    labels: list[str] = field(default_factory=list)  # sources a document also defines as labels
 
 
 def main(args: argparse.Namespace) -> int:
@@ -72,7 +73,7 @@ def adopt(
     ledger: str | None = None,
     from_format: str | None = None,
 ) -> Adoption:
-    from citeledger.build.citations import scan_document
+    from citeledger.build.crossref import label_warning
     from citeledger.build.crossref_sources import meta_strings
     from citeledger.build.options import read_options
     from citeledger.ledger import load_ledger
@@ -90,15 +91,13 @@ def adopt(
     named: list[str] = list(bibs)
     citations = 0
     ledger_path = ledger
+    parsed: list[tuple[str, dict[str, Any]]] = []
     for doc in docs:
         doc_json = pandoc_json(doc, from_format)
         meta = doc_json.get("meta", {})
         if ledger_path is None:
             ledger_path = ledger_for(doc, read_options(meta), None)
-        scan = scan_document(doc_json)
-        citations += len(scan.citations)
-        keys.update(dict.fromkeys(f.ref.key for f in scan.citations))
-        crossrefs.update(scan.crossrefs)
+        parsed.append((doc, doc_json))
         if not bibs:
             named += [_resolve(b, doc) for b in meta_strings(meta.get("bibliography"))]
     assert ledger_path is not None  # docs is never empty (argparse: nargs="+")
@@ -111,11 +110,19 @@ def adopt(
     led = load_ledger(ledger_path) if Path(ledger_path).exists() else None
     existing = set(led.sources) if led is not None else set()
     allow = led.allow_files_outside if led is not None else False
+    read = [read_bibliography(name) for name in dict.fromkeys(named)]
+    known = existing | {str(item.get("id") or "") for bib in read for item in bib.items}
+    labels: list[str] = []
+    for doc, doc_json in parsed:
+        scan, both = _scan(doc, doc_json, known)
+        citations += len(scan.citations)
+        keys.update(dict.fromkeys(f.ref.key for f in scan.citations))
+        crossrefs.update(scan.crossrefs)
+        labels += [f"{doc}: {label_warning(key, ledger_path)}" for key in both]
     wanted_keys = {k for k in keys if k not in existing}
     items: dict[str, dict[str, Any]] = {}
     copies: dict[str, LocalCopy] = {}  # offered by the bibliography each entry was taken from
-    for name in dict.fromkeys(named):
-        bib = read_bibliography(name)
+    for bib in read:
         offered = local_copies(bib, ledger_path, wanted_keys, allow)
         for item in bib.items:
             key = str(item.get("id") or "")
@@ -124,6 +131,7 @@ def adopt(
                 if key in offered:
                     copies[key] = offered[key]
     result = Adoption(ledger_path, list(keys), citations, crossrefs)
+    result.labels = labels
     result.already = [k for k in keys if k in existing]
     wanted = [items[k] for k in keys if k not in existing and k in items]
     result.not_in_bibliography = [k for k in keys if k not in existing and k not in items]
@@ -134,6 +142,21 @@ def adopt(
     result.created = list(held)
     _plan(result, load_ledger(ledger_path).sources if Path(ledger_path).exists() else {})
     return result
+
+
+def _scan(doc: str, doc_json: dict[str, Any], known: Collection[str]) -> tuple[Any, list[str]]:
+    """The document's citations as the build reads them (``citations.sourced_crossrefs``): a
+    prefixed key (``@sec-2020``) that is a source — of the ledger, of a bibliography adopt
+    reads, of the document's ``references`` — and no label of the document is a citation, not
+    a skipped cross-reference. Also the keys that are sources and labels both."""
+    from citeledger.build.citations import scan_document, sourced_crossrefs
+    from citeledger.build.crossref_sources import any_source, bibliography_sources
+
+    sources = any_source(
+        lambda keys: [k for k in keys if k in known],
+        bibliography_sources(doc_json.get("meta") or {}, [Path.cwd(), Path(doc).parent]),
+    )
+    return sourced_crossrefs(doc_json, scan_document(doc_json), sources)
 
 
 def _plan(result: Adoption, sources: Mapping[str, Any]) -> None:
@@ -196,6 +219,7 @@ def describe(r: Adoption) -> str:
         )
     if r.crossrefs:
         lines.append(f"citeledger: cross-references skipped: {_keys(sorted(r.crossrefs))}")
+    lines += [f"citeledger: warning: {warning}" for warning in r.labels]
     lines.append(
         f"citeledger: plan: {len(r.need_quote)} sources need a quote, "
         f"{len(r.to_verify)} sources to verify"

@@ -77,11 +77,11 @@ IGNORED = ("*.lock", TEMP_PREFIX + "*", PENDING, QUARANTINE + "/")
 
 
 def write_ignore_file(folder: str | os.PathLike[str]) -> bool:
-    """A ``.gitignore`` in an existing store naming the run's own files; the writer's is kept.
+    """A ``.gitignore`` in an existing store naming the run's own files; whether it wrote.
 
     Created exclusively, not through a temp file: a concurrent run's clean-up of temps (under
-    the run lock this need not hold) cannot remove it half-way, and an existing file is never
-    replaced.
+    the run lock this need not hold) cannot remove it half-way. An existing one (the writer's,
+    or one written before ``leftovers/`` was a run's file) is appended to, never replaced.
     """
     if not Path(folder).is_dir():
         return False
@@ -89,9 +89,38 @@ def write_ignore_file(folder: str | os.PathLike[str]) -> bool:
     try:
         fd = open_in_store(folder, IGNORE_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileExistsError:
-        return False
+        return _add_missing(Path(folder))
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text + "\n".join(IGNORED) + "\n")
+    return True
+
+
+def _add_missing(folder: Path) -> bool:
+    """Append to the store's ``.gitignore`` each of ``IGNORED`` it does not mention: a store
+    made before the quarantine had none for ``leftovers/``, and ``git add -A`` took them.
+
+    Appended in one write, so every line the writer has (comments, order) stays byte for byte
+    and a kill leaves at most a short last line. A pattern the file names in any spelling git
+    reads the same (``leftovers``, ``/leftovers/``), or negates (``!leftovers/``: the writer
+    commits it on purpose), is left as it is. A file that is a link or unreadable is left."""
+    try:
+        existing = read_store_file(folder, IGNORE_FILE).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    said = {line.strip().lstrip("!").strip("/") for line in existing.splitlines()}
+    missing = [p for p in IGNORED if p.strip("/") not in said]
+    if not missing:
+        return False
+    start = "\n" if existing and not existing.endswith("\n") else ""
+    text = start + "# added by citeledger: not evidence\n" + "\n".join(missing) + "\n"
+    try:
+        fd = open_in_store(folder, IGNORE_FILE, os.O_WRONLY | os.O_APPEND)
+    except OSError:
+        return False
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
     return True
 
 
@@ -160,7 +189,12 @@ def forget_all(folder: Path, digests: Iterable[str]) -> None:
 
 def clean_leftovers(folder: Path, led: Ledger) -> list[Path]:
     """Move the evidence files of this ledger's earlier, killed run that no receipt names into
-    the quarantine (see above); the files moved, as they were named. Purges old quarantine."""
+    the quarantine (see above); the files moved, as they were named. Purges old quarantine.
+
+    Every verify, recheck and pick starts here, holding the run lock: the store's
+    ``.gitignore`` is brought up to date first (a store older than the quarantine has no line
+    for it), whether or not anything is moved, and before the run can fail."""
+    write_ignore_file(folder)
     named = {
         os.path.normpath(os.path.join(led.evidence_dir, r.evidence))
         for source in led.sources.values()

@@ -415,9 +415,9 @@ def _banner(judgement: Judgement, problems: list[str], failed: bool) -> list[str
                 "<p>The citation cannot be treated as checked while its evidence is broken.</p>"
             )
         else:
-            out.append(f"<p>State: {_e(state.title)}.</p>")
+            out.append(f"<p>State: {_e(judgement.title)}.</p>")
     else:
-        out.append(f'<p class="citeledger-evidence-verdict">FAILED: {_e(state.title)}</p>')
+        out.append(f'<p class="citeledger-evidence-verdict">FAILED: {_e(judgement.title)}</p>')
         if judgement.reasons:
             out.append("<ul>")
             out.extend(f"<li>{_e(r)}</li>" for r in judgement.reasons)
@@ -677,7 +677,7 @@ def _state_section(judgement: Judgement, restricted: bool, broken: bool) -> list
     out = ['<section id="state">', "<h2>State</h2>"]
     out.append(
         f'<p><strong class="citeledger-state citeledger-{_e(state.value)}">{_e(state.value)}'
-        f"</strong>: {_e(state.title)}</p>"
+        f"</strong>: {_e(judgement.title)}</p>"
     )
     if broken and not state.is_breakdown:
         out.append(

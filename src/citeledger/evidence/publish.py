@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from urllib.parse import quote as _quote
 
 from citeledger import __version__
 from citeledger.atomic import atomic_write, fsync_dir
+from citeledger.build.pinpoints import normalize_locator
 from citeledger.evidence.page import (
     CSP,
     bundle_problems,
@@ -451,6 +453,7 @@ class EvidencePages:
     entries: list[IndexEntry] = field(default_factory=list)
     restricted_sources: int = 0
     written: int = 0  # files whose bytes changed
+    unread: list[str] = field(default_factory=list)  # locators no term reads without a lang
 
     @property
     def pages(self) -> list[str]:
@@ -470,8 +473,14 @@ def build_evidence_pages(
     out: str | os.PathLike[str],
     *,
     audience: str | None = None,
+    lang: str | None = None,
 ) -> EvidencePages:
-    """Judge every quote of every source, write its page and the index; print nothing."""
+    """Judge every quote of every source, write its page and the index; print nothing.
+
+    ``lang``: the citing document's language. A quote's ``locator`` is read with its locale's
+    terms, as the build reads it (``build.pinpoints``): with English alone a German
+    ``locator: S. 3`` is no page, and a quote verify found on page 2 would be shown checked
+    here while the document's build says it is not on the page the locator names."""
     from citeledger.ledger import load_ledger
 
     ledger = load_ledger(ledger_path)
@@ -489,10 +498,12 @@ def build_evidence_pages(
             result.entries.append(IndexEntry(key, 0, None, None, "", first.state, note=note))
             continue
         for number, quote in enumerate(source.quotes, start=1):
-            j = judge.judge(CitationRef(key, locator=quote.locator), quote=quote)
+            j = judge.judge(CitationRef(key, locator=quote.locator, lang=lang), quote=quote)
             if j.quote is None:
                 j = dataclasses.replace(j, quote=quote)
             entry = IndexEntry(key, number, quote.id, quote.locator, quote.text, j.state)
+            if lang is None and (normalize_locator(quote.locator) or ("",))[0] == "other":
+                result.unread.append(f"@{key} quote {number} ({quote.locator})")
             page = render_page(j, reader, key=key)
             if page is None:
                 note = "never verified: no retrieval, so no evidence to show"
@@ -523,9 +534,21 @@ def build_evidence_pages(
     return result
 
 
-def write_evidence_pages(ledger_path: str, out: str, *, audience: str | None = None) -> int:
+def write_evidence_pages(
+    ledger_path: str, out: str, *, audience: str | None = None, lang: str | None = None
+) -> int:
     """``citeledger evidence --ledger L --out DIR``: write the pages, print one summary line."""
-    result = build_evidence_pages(ledger_path, out, audience=audience)
+    result = build_evidence_pages(ledger_path, out, audience=audience, lang=lang)
+    if result.unread:
+        n = len(result.unread)
+        print(
+            visible(
+                f"citeledger: warning: {n} quote {'locator is' if n == 1 else 'locators are'} "
+                f"read by no English term: {', '.join(result.unread)}; if the citing document "
+                "has another `lang`, give it (--lang de) so they are read as its build reads them"
+            ),
+            file=sys.stderr,
+        )
     parts = [f"{result.failed} failed"]
     if result.without_receipt:
         parts.append(f"{result.without_receipt} quotes never verified")

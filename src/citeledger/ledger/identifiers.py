@@ -28,6 +28,7 @@ __all__ = [
     "is_doi",
     "parse_arxiv",
     "printed_dois",
+    "same_text",
     "validate_arxiv",
     "validate_doi",
     "validate_identifier",
@@ -343,16 +344,64 @@ def canonical(identifier: str) -> str:
     return f"{kind}:{form(value) if form else value}"
 
 
+def same_text(
+    checked: str, cited: str, *, version: str | None = None, latest: str | None = None
+) -> bool:
+    """Whether a check made under ``checked`` (a receipt's ``kind:value``) checked the text the
+    ledger's ``cited`` names now: a respelling of the identifier keeps the check, another work
+    (or another text of it) does not.
+
+    The same work is ``canonical``'s. The same text is more for arXiv, whose versions are
+    different texts of one work: a version the ledger pins must be the one checked, and an id
+    without one means the latest. So a check of the latest (no version) counts for a pinned
+    ``vN`` only when its evidence records it retrieved ``vN`` (``version``); a check pinned to
+    ``vK`` counts for the latest only when its evidence records ``vK`` as the newest arXiv
+    listed then (``latest``) — from there a newer version is recheck's "version changed", as
+    for any check of the latest. ``version``/``latest``: the evidence's arXiv record (``v2``).
+    A ``file:`` path with a ``..`` is no respelling: through a linked folder, ``a/../b`` is
+    another file than the ``b`` it normalises to.
+    """
+    if checked == cited:
+        return True
+    if canonical(checked) != canonical(cited):
+        return False
+    kind = cited.partition(":")[0]
+    if kind == "file":
+        return not any(".." in x.partition(":")[2].split("/") for x in (checked, cited))
+    if kind != "arxiv":
+        return True
+    was, now = _arxiv_pin(checked), _arxiv_pin(cited)
+    if was == now:
+        return True
+    if was is None:
+        return version == f"v{now}"
+    if now is None:
+        return latest == f"v{was}"
+    return False
+
+
+def _arxiv_pin(identifier: str) -> int | None:
+    """The version an ``arxiv:`` identifier pins, in any spelling ``canonical`` reads."""
+    m = _arxiv_match(_bare_arxiv(identifier.partition(":")[2].strip()))
+    return int(m["v"]) if m and m["v"] else None
+
+
 def _canonical_doi(value: str) -> str:
     bare = bare_doi(value) or value
     return "".join(c.lower() if c.isascii() else c for c in bare)  # ASCII only, as DOIs do
 
 
-def _canonical_arxiv(value: str) -> str:
+def _bare_arxiv(value: str) -> str:
+    """An arXiv id without the ``arXiv:`` or address a text may write it with."""
     for form in (_ARXIV_URL, _ARXIV_PREFIX):
         m = form.match(value)
         if m:
             value = value[m.end() :].removesuffix(".pdf")
+    return value
+
+
+def _canonical_arxiv(value: str) -> str:
+    value = _bare_arxiv(value)
     m = _arxiv_match(value)
     return value[: m.start("v") - 1] if m and m["v"] else value
 

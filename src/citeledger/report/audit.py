@@ -33,7 +33,15 @@ from citeledger.build.names import audit_row_id, claim_id
 from citeledger.evidence.page import is_relative_link
 from citeledger.evidence.store import EvidenceReader
 from citeledger.locate.edits import count_phrase
-from citeledger.model import Edit, Identifier, Judgement, State, Withdrawal
+from citeledger.model import (
+    MISPLACED_LABEL,
+    Edit,
+    Identifier,
+    Judgement,
+    State,
+    Withdrawal,
+    title_of,
+)
 from citeledger.report.summary import anchor_for
 from citeledger.review.status import Present
 
@@ -47,6 +55,7 @@ EVIDENCE_LINK_CLASS = "citeledger-evidence-link"
 SOURCE_LINK_CLASS = "citeledger-source-link"
 CLAIM_LINK_CLASS = "citeledger-claim-link"
 REVIEW_CLASS = "citeledger-review"  # the writer's review of a checked claim, in its row
+MISPLACED_CLASS = "citeledger-misplaced"  # the badge of a quote found on another page
 CLAIM_CHARS = 280  # a claim longer than this is cut in the audit (the claim link shows it all)
 
 _COLUMNS = ("Claim", "Source", "State", "Reasons", "Links")
@@ -88,6 +97,7 @@ class AuditRow:
     signer: str | None = None  # who signed the receipt, and when (Judgement.signer)
     edits: tuple[Edit, ...] = ()  # a checked quotation's accepted brackets and omissions
     review: str | None = None  # the writer's review of a checked claim, or that it is out of date
+    misplaced: bool = False  # verify found the quote on another page (``Judgement.misplaced``)
 
     @property
     def restricted(self) -> bool:
@@ -155,6 +165,7 @@ def row_for(
         if state is State.CHECKED and judgement.receipt is not None
         else (),
         review=_review_words(judgement, claim, present),
+        misplaced=judgement.misplaced,
     )
 
 
@@ -305,10 +316,17 @@ def _source_cell(row: AuditRow) -> list[Node]:
 
 def _state_cell(row: AuditRow) -> list[Node]:
     state = row.state
+    # a quote verify found on another page is no "quote-not-found" to the reader: the callout's
+    # and check's words (``title_of``), and a badge of its own
+    word = MISPLACED_LABEL.replace(" ", "-") if row.misplaced else state.value
     badge = _span(
         "",
-        ["citeledger-state", f"citeledger-{state.value}"],
-        [{"t": "Strong", "c": [{"t": "Str", "c": state.value}]}],
+        [
+            "citeledger-state",
+            f"citeledger-{state.value}",
+            *([MISPLACED_CLASS] if row.misplaced else []),
+        ],
+        [{"t": "Strong", "c": [{"t": "Str", "c": word}]}],
     )
     notes = [_words(f"Signed by {row.signer}")] if row.signer else []
     if row.review and state is State.CHECKED:
@@ -324,7 +342,7 @@ def _state_cell(row: AuditRow) -> list[Node]:
         else:
             badge_line = [badge]
         return _lines([badge_line, *notes]) if notes else badge_line
-    return _lines([[badge], _words(state.title), *notes])
+    return _lines([[badge], _words(title_of(state, row.misplaced)), *notes])
 
 
 def _reasons(row: AuditRow) -> list[str]:
@@ -338,7 +356,7 @@ def _reasons(row: AuditRow) -> list[str]:
         if w.source_says and not any(w.source_says in r for r in reasons):
             reasons.append(f"What the source actually says: “{w.source_says}”")
     if not reasons and row.state.is_breakdown:
-        reasons.append(row.state.title)
+        reasons.append(title_of(row.state, row.misplaced))
     return reasons
 
 
