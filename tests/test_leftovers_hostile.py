@@ -75,14 +75,60 @@ def test_a_leftover_is_moved_aside_and_the_quarantine_is_purged_only_when_old(
     path = store / digest[:2] / f"{digest}.warc.gz"
     path.parent.mkdir()
     path.write_bytes(b"evidence")
-    old = store / leftovers.QUARANTINE / "old.warc.gz"
+    old = store / leftovers.QUARANTINE / ("cd" * 32 + ".warc.gz.1")
     old.parent.mkdir()
     old.write_bytes(b"long ago")
+    theirs = store / leftovers.QUARANTINE / "notes.txt"  # not a name the quarantine gives
+    theirs.write_bytes(b"a writer's file")
     ago = time.time() - (leftovers.QUARANTINE_DAYS + 1) * 86400
     os.utime(old, (ago, ago))
+    os.utime(theirs, (ago, ago))
     assert leftovers.clean_leftovers(store, load_ledger(ledger)) == [path]
     assert not path.exists() and not old.exists()
     assert (store / leftovers.QUARANTINE / path.name).read_bytes() == b"evidence"
+    assert theirs.read_bytes() == b"a writer's file"
+
+
+def test_a_leftovers_link_never_makes_the_purge_delete_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A committed ``.citeledger/leftovers`` link to a digest folder (inside the store, so the
+    store's confinement allowed it) once made every verify delete the old evidence there, and
+    the citations it backed went stale. The quarantine is the store's own folder or none."""
+    project = tmp_path / "p"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    for i in range(2):
+        (project / f"page{i}.txt").write_text(f"Page {i}. The passage number {i} is here.\n")
+    (project / "citeledger.yaml").write_text(
+        "sources:\n"
+        + "".join(
+            f"  s{i}:\n    file: page{i}.txt\n    quotes:\n"
+            f"      - text: The passage number {i} is here.\n"
+            for i in range(2)
+        )
+    )
+    assert main(["verify", "--yes"]) == 0
+    store = project / ".citeledger"
+    ago = time.time() - (leftovers.QUARANTINE_DAYS + 60) * 86400
+    evidence = sorted(p for p in store.glob("??/*.warc.gz"))
+    assert evidence
+    for p in evidence:
+        os.utime(p, (ago, ago))
+    link = store / leftovers.QUARANTINE
+    if link.exists():
+        link.rmdir()
+    link.symlink_to(evidence[0].parent.name)
+    # a leftover of a killed run, so that the run also tries to move one into the "quarantine"
+    digest = leftovers.note(store, str(project / "citeledger.yaml"), b"a body never receipted")
+    stray = store / digest[:2] / f"{digest}.warc.gz"
+    stray.parent.mkdir(exist_ok=True)
+    stray.write_bytes(b"stray")
+    assert main(["verify", "--yes", "--only", "s1"]) == 0
+    assert all(p.is_file() for p in evidence), "the purge deleted evidence through a link"
+    assert stray.is_file() and digest in (store / leftovers.PENDING).read_text()
+    (project / "doc.md").write_text("One [@s0]. Two [@s1].\n")
+    assert main(["check", "doc.md", "--quiet"]) == 0
 
 
 def test_a_build_names_where_a_moved_leftover_went(tmp_path: Path) -> None:

@@ -174,3 +174,39 @@ def test_the_worker_notes_the_body_before_it_writes_its_evidence(
     )
     assert entry["ledger"] == ledger
     assert entry["since"] <= (store.root / cap.stored.evidence).stat().st_mtime
+
+
+def test_a_file_planted_at_the_bodys_digest_name_never_makes_an_honest_verify_tampered(
+    tmp_path: Path, netserver: ns.NetServer
+) -> None:
+    """The digest of a public page's body is known to anyone: a file committed at
+    ``<sha[:2]>/<sha>.warc.gz`` holding other bytes once made verify write a revisit of it, and
+    the honest citation was judged tampered — for good, since re-verifying wrote another
+    revisit. A revisit now only refers to a first capture that holds the body; the planted file
+    is left where it is."""
+    import io
+
+    from warcio.warcwriter import WARCWriter
+
+    body = TEXT.encode()
+    netserver.static("/p.txt", body, content_type="text/plain")
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(
+        f"sources:\n  s0:\n    url: {netserver.url('/p.txt')}\n    quotes:\n"
+        f"      - text: {QUOTE}\n",
+        "utf-8",
+    )
+    sha = hashlib.sha256(body).hexdigest()
+    planted = tmp_path / ".citeledger" / sha[:2] / f"{sha}.warc.gz"
+    planted.parent.mkdir(parents=True)
+    buf = io.BytesIO()
+    w = WARCWriter(buf, gzip=True)
+    w.write_record(
+        w.create_warc_record("http://x/", "resource", payload=io.BytesIO(b"other"), length=5)
+    )
+    planted.write_bytes(buf.getvalue())
+    for verb in ("verify", "recheck"):
+        assert main([verb, "--ledger", str(ledger), "--yes", "--allow-private"]) == 0
+        led = load_ledger(ledger)
+        assert Judge(led).judge(CitationRef("s0")).state is State.CHECKED, verb
+    assert planted.read_bytes() == buf.getvalue()

@@ -35,6 +35,7 @@ import json
 import math
 import os
 import re
+import stat
 import time
 from collections.abc import Iterable
 from contextlib import suppress
@@ -69,6 +70,9 @@ QUARANTINE_DAYS = 30
 #: already; only its extraction and write come between): a file outside the window is not it.
 NOTE_WINDOW = 3600.0
 _DIGEST = re.compile("[0-9a-f]{64}")
+#: The names ``_quarantine`` gives (an evidence file's name, a counter when taken): the purge
+#: deletes nothing else, whatever else a commit put in the folder.
+_QUARANTINED = re.compile(r"[0-9a-f]{64}(?:~[0-9A-Za-z.+_]+-[0-9a-f]{6})?\.warc\.gz(?:\.[0-9]+)?")
 PENDING_LOCK = "pending.lock"  # held for each change to PENDING (ignored: it is a *.lock)
 IGNORE_FILE = ".gitignore"
 #: What a run leaves in the store that is no evidence: the locks, a killed write's temp files,
@@ -213,6 +217,7 @@ def clean_leftovers(folder: Path, led: Ledger) -> list[Path]:
             continue  # kept as it is: forgetting by its digest could drop a real note
         if not _same_file(ledger, led.path):
             continue  # another ledger's (it may share the store): its own run cleans up
+        kept = False
         for path in _noted_files(files, digest):
             with suppress(OSError):
                 mtime = path.lstat().st_mtime
@@ -220,8 +225,12 @@ def clean_leftovers(folder: Path, led: Ledger) -> list[Path]:
                     since - 0.05 <= mtime <= since + NOTE_WINDOW
                     and os.path.normpath(path) not in named
                 ):
-                    moved.append(_quarantine(folder, path))
-        settled.append(digest)
+                    if _quarantine(folder, path) is None:
+                        kept = True  # no quarantine of the store's own: left as it is
+                    else:
+                        moved.append(path)
+        if not kept:
+            settled.append(digest)
     forget_all(folder, settled)  # one rewrite; a kill before it only repeats this cleanup
     _purge_quarantine(folder)
     return moved
@@ -252,10 +261,13 @@ def _noted_files(files: StoreFiles, digest: str) -> list[Path]:
         return []
 
 
-def _quarantine(folder: Path, path: Path) -> Path:
+def _quarantine(folder: Path, path: Path) -> Path | None:
     """Move a leftover into ``QUARANTINE`` (a rename inside the store), stamped with the time
-    it moved so that the purge counts from then; the name it had."""
-    target_folder = store_folder(folder, QUARANTINE)
+    it moved so that the purge counts from then; the name it had, or None when the store has
+    no quarantine of its own (the file stays where it is, its note kept for a later run)."""
+    target_folder = _quarantine_folder(folder, make=True)
+    if target_folder is None:
+        return None
     target = target_folder / path.name
     n = 0
     while target.exists() or target.is_symlink():
@@ -270,15 +282,31 @@ def _quarantine(folder: Path, path: Path) -> Path:
 def _purge_quarantine(folder: Path) -> None:
     """Delete what has sat in the quarantine longer than ``QUARANTINE_DAYS``: the store's size
     is bounded by what killed runs leave in that time."""
-    real = StoreFiles(folder).resolve(QUARANTINE)
-    if real is None or not real.is_dir():
+    real = _quarantine_folder(folder, make=False)
+    if real is None:
         return
     cutoff = time.time() - QUARANTINE_DAYS * 86400
     with suppress(OSError), os.scandir(real) as entries:
         for e in entries:
             with suppress(OSError):
                 if (
-                    e.is_file(follow_symlinks=False)
+                    _QUARANTINED.fullmatch(e.name)
+                    and e.is_file(follow_symlinks=False)
                     and e.stat(follow_symlinks=False).st_mtime < cutoff
                 ):
                     os.unlink(e.path)
+
+
+def _quarantine_folder(folder: Path, *, make: bool) -> Path | None:
+    """The store's own quarantine: a real folder named ``QUARANTINE`` in the store's root, never
+    a link — a committed ``leftovers`` link to a digest folder once made the purge delete the
+    evidence receipts name. None when there is none (and ``make`` is false) or it is a link."""
+    path = folder / QUARANTINE
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        if not make:
+            return None
+        store_folder(folder, QUARANTINE)
+        mode = os.lstat(path).st_mode
+    return path if stat.S_ISDIR(mode) else None
