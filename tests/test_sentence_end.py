@@ -1,8 +1,8 @@
 """The one sentence-end rule (citeledger.sentence_end): examples and properties.
 
-Every reader of sentences asks this rule, so its promises are tested here once: nothing lost
-or reordered, no end after a listed abbreviation or inside a number, and the ends each reader
-used to find still found.
+The build's splitter, the locator's reading of a source sentence and its ellipsis check all ask
+this rule, so its promises are tested here once: nothing lost or reordered, no end after a
+listed abbreviation or inside a number, and the ends each reader used to find still found.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeledger.locate.context import _breaks
+from citeledger.locate.locator import _ends_sentence, _starts_sentence
 from citeledger.sentence_end import (
     ABBREVIATIONS,
     ATTACHED,
@@ -91,6 +93,34 @@ def test_attached_characters_stay_with_the_sentence_before_unless_lower_case_fol
 
 def test_a_hard_break_always_ends_a_sentence() -> None:
     assert cut(f"one e.g.{HARD_BREAK}two") == ["one e.g.", "two"]
+
+
+# --- the locator's readers ask the same rule -------------------------------------------------
+
+
+def test_the_source_sentence_ends_at_a_blank_line_after_a_full_stop() -> None:
+    text = "It was said.\n\nreply from a reader, and more."
+    assert [(text[:e], text[n:]) for e, n in _breaks(text, 0, len(text)) if n < len(text)] == [
+        ("It was said.", "reply from a reader, and more.")
+    ]
+
+
+def test_a_question_after_a_single_letter_ends_the_source_sentence() -> None:
+    text = "I did, didn’t I? Izuku grinned."
+    assert [text[n:] for _, n in _breaks(text, 0, len(text)) if n < len(text)] == ["Izuku grinned."]
+
+
+def test_the_omission_check_reads_an_abbreviation_as_the_build_does() -> None:
+    text = "built a mobile app. We did not. See App. 3 for it."
+    assert _ends_sentence(text, text.index(". We"))
+    assert not _ends_sentence(text, text.index(". 3"))
+
+
+def test_a_bracket_may_recase_a_word_after_a_sentence_end_as_the_rule_reads_it() -> None:
+    assert _starts_sentence("It hadn’t. ")  # no initial "t"
+    assert _starts_sentence("Was it I? ")  # a question mark is no abbreviation's
+    assert not _starts_sentence("Mr. ")
+    assert not _starts_sentence("as in e.g. ")
 
 
 # --- properties ------------------------------------------------------------------------------
