@@ -5,21 +5,18 @@ must be the same span of the same text, or the figure ``check`` reports and the 
 sees would be computed on different sentences. So both flatten a block here (``flatten``: each
 character with its kind and flags) and split it here (``split``).
 
-The rules: a sentence ends at ``.``, ``!``, ``?`` or ``…`` (with any closing quotes or brackets)
-followed by space and a word that does not start in lower case; not after known abbreviations
-(``e.g.``, ``et al.``, ``p.``, ``Fig.``, ``cf.``, …), single-letter initials (``J. R. R.``) or a
-full stop pandoc already joined to the next word with a non-breaking space; never inside a
-number (``3.5``), a citation or code. Citations and footnote markers directly after a full stop
-(``… claim. [@key] Next``) belong to the sentence before them, unless the next word is in lower
-case (``… topic. [@papers] gives …``: the citation opens it). A hard line break (and each line of
-a line block) ends a sentence.
+Where a sentence ends is the shared rule's (``citeledger.sentence_end``, also the locator's):
+this module reads a block as that rule's text, prose as itself, citations, code and footnote
+markers as characters attached to the sentence before them, math as a word, a hard line break
+(and each line of a line block) as a break that ends a sentence. So ``… claim. [@key] Next``
+keeps its citation, ``… topic. [@papers] gives …`` opens the next sentence with it, and a full
+stop inside a citation or code ends nothing.
 
 It must never do I/O and never change the inlines it is given.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
@@ -28,18 +25,9 @@ from typing import Any
 from citeledger.build.hidden import span_classes
 from citeledger.build.names import FILTER_WORDS, is_tool_output
 from citeledger.build.raw import raw_citations
+from citeledger.sentence_end import ATTACHED, HARD_BREAK, sentence_ends
+from citeledger.sentence_end import sentence_spans as sentence_spans
 
-# abbreviations after which a full stop does not end a sentence (lower case, no final dot)
-_ABBREVIATION_WORDS = (
-    "e.g i.e al cf vs viz fig figs eq eqs sec secs sect ch chap p pp vol vols no nos ed eds "
-    "ref refs tab tbl thm def approx ca resp dr mr mrs ms prof st jr sr inc ltd ibid op cit "
-    "para paras art n nn ff f l ll c app appx est dept univ ex cp mss repr trans esp"
-)
-ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
-
-_TERMINAL = frozenset(".!?…‽")
-_CLOSERS = frozenset("\"'”’»)]}")
-_CANDIDATE = re.compile("[" + re.escape("".join(sorted(_TERMINAL))) + "\n]")
 NOTE_MARK = "\u2063"  # zero-width stand-in for a footnote marker; never shown
 
 # character kinds in a flattened block
@@ -48,6 +36,10 @@ MUTED = "X"  # shown, not counted, never ends a sentence (citation text, code, t
 MATH = "M"  # shown, counts as one word
 BREAK = "B"  # hard line break: ends a sentence
 NOTE = "N"  # footnote marker
+
+# how each kind reads in the text the shared rule cuts: prose as itself, math as one opaque
+# character each (a word: neither space nor lower case), the rest attached, a break as a break
+_VIEW = {MUTED: ATTACHED, MATH: "\ue000", BREAK: HARD_BREAK, NOTE: ATTACHED}
 
 _WRAPPERS = ("Emph", "Strong", "Underline", "Strikeout", "Superscript", "Subscript", "SmallCaps")
 
@@ -70,6 +62,7 @@ class Flat:
     inserts: dict[int, str] = field(default_factory=dict)
     marks: dict[int, int] = field(default_factory=dict)
     notes: list[list[Any]] = field(default_factory=list)
+    view: list[str] = field(default_factory=list)
 
     def add(
         self,
@@ -85,6 +78,7 @@ class Flat:
         self.prov.extend((prov or unverified,) * n)
         self.unv.extend((unverified,) * n)
         self.claim.extend((claim,) * n)
+        self.view.append(s if kind == TEXT else _VIEW[kind] * n)
 
 
 @dataclass(frozen=True)
@@ -264,28 +258,17 @@ def _text(inlines: Sequence[Any], out: list[str]) -> None:
 
 
 def split(flat: Flat) -> list[tuple[int, int]]:
-    """The sentences of ``flat`` as (start, end) character ranges, in order; never empty ones."""
-    chars, kinds = flat.chars, flat.kinds
-    n = len(chars)
+    """The sentences of ``flat`` as (start, end) character ranges, in order; never empty ones.
+    A sentence starts where the one before ends (the space between is the next one's)."""
+    text = "".join(flat.view)
     spans: list[tuple[int, int]] = []
     start = 0
-    # only a terminal mark or a break (always "\n") can end a sentence: visit just those
-    for m in _CANDIDATE.finditer("".join(chars)):
-        i = m.start()
-        if i < start:  # inside the closers and markers an earlier end took along
-            continue
-        if kinds[i] == BREAK:
-            if start < i:
-                spans.append((start, i))
-            start = i + 1
-        elif kinds[i] == TEXT and chars[i] in _TERMINAL:
-            end = _sentence_end(flat, i)
-            if end is not None:
-                if start < end:
-                    spans.append((start, end))
-                start = end
-    if start < n:
-        spans.append((start, n))
+    for end, _ in sentence_ends(text):
+        if start < end:
+            spans.append((start, end))
+        start = max(start, end + 1 if text[end : end + 1] == HARD_BREAK else end)
+    if start < len(text):
+        spans.append((start, len(text)))
     return spans
 
 
@@ -326,67 +309,3 @@ def claim_text(flat: Flat, lo: int, hi: int) -> str:
     if insert:
         out.append(insert)
     return "".join(out)
-
-
-def _sentence_end(flat: Flat, i: int) -> int | None:
-    """Where the next sentence starts if the terminal mark at ``i`` ends one, else None."""
-    chars, kinds = flat.chars, flat.kinds
-    n = len(chars)
-    j = i + 1
-    while j < n and kinds[j] == TEXT and (chars[j] in _TERMINAL or chars[j] in _CLOSERS):
-        j += 1
-    if j < n:
-        if chars[j] == "\u00a0" or chars[j] == "\u202f":
-            return None  # pandoc glued an abbreviation to its next word
-        if not (chars[j].isspace() or kinds[j] in (MUTED, NOTE, BREAK)):
-            return None  # inside a token: 3.5, e.g.x, example.com
-    if chars[i] == "." and _is_abbreviation(_word_before(flat, i)):
-        return None
-    # citations and note markers right after the full stop belong to this sentence
-    k = j
-    while k < n and (
-        chars[k].isspace() or kinds[k] in (MUTED, NOTE) or (kinds[k] == TEXT and chars[k] in ".,;:")
-    ):
-        if kinds[k] == BREAK:
-            break
-        k += 1
-    if k < n and kinds[k] == TEXT and chars[k].islower():
-        if any(kinds[m] in (MUTED, NOTE) for m in range(j, k)):
-            return j  # "… techniques. [@papers] gives …": the citation opens the next one
-        return None  # "… et al. found", "… 3 p.m. on"
-    while k > j and chars[k - 1].isspace():
-        k -= 1  # leave the space to the next sentence; only markers attach
-    return k
-
-
-def _word_before(flat: Flat, i: int) -> str:
-    chars, kinds = flat.chars, flat.kinds
-    j = i
-    while j > 0 and kinds[j - 1] == TEXT and not chars[j - 1].isspace():
-        j -= 1
-    return "".join(chars[j:i]).lstrip("([{\"'“‘")
-
-
-def _is_abbreviation(word: str) -> bool:
-    if not word:
-        return False
-    w = word.lower()
-    if w in ABBREVIATIONS:
-        return True
-    if len(word) == 1 and word.isalpha():
-        return True  # an initial: J. R. R. Tolkien
-    parts = w.split(".")
-    return len(parts) > 1 and all(p.isalpha() and len(p) <= 2 for p in parts)  # U.S, e.g, ph.d
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The sentences of a plain string (start, end), leading spaces left out, by ``split``."""
-    flat = Flat()
-    flat.add(text, TEXT)
-    spans = []
-    for lo, hi in split(flat):
-        while lo < hi and text[lo].isspace():
-            lo += 1
-        if lo < hi:
-            spans.append((lo, hi))
-    return spans or [(0, len(text))]

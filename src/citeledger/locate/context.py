@@ -19,7 +19,6 @@ from collections.abc import Sequence
 
 from citeledger.locate.normalize import normalize_for_match
 from citeledger.locate.wordlists import (
-    ABBREVIATIONS,
     ATTRIBUTIONS,
     CLAUSE_OPENERS,
     COMPARATIVES,
@@ -44,6 +43,7 @@ from citeledger.locate.wordlists import (
     is_reference,
 )
 from citeledger.model import Edit
+from citeledger.sentence_end import sentence_ends
 
 # Characters of the source read before a quote (its lead-in, a referent) and after it (the rest
 # of its sentence); the build's re-check (judge._window) reads at least as much around a span,
@@ -76,40 +76,32 @@ _OR_LIST = re.compile(
 )
 
 
-# Where the source's sentences end: its mark (closing quotes or brackets after it), space, and a
-# word that does not start in lower case; a blank line; or a line that ends without any mark
-# before a line that starts with a capital (a heading, a caption, an HTML block). The caller
-# drops an abbreviation's full stop ("Dr.", "e.g.") and a line ending in a little word.
-_BREAK = re.compile(
-    r"(?P<w>\w*)(?P<m>[.!?])[\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[^\W_])"
-    r"|(?P<p>\n[^\S\n]*\n)"
-    r"|(?P<l>[^\W_]+)[^\S\n]*\n(?=[^\S\n]*[\"'(\u201c\u2018]?[^\W\d_])"
+# Where the source's sentences end besides a terminal mark (``sentence_end``, the rule the build
+# cuts by too): a blank line, or a line that ends without any mark before a line that starts
+# with a capital (a heading, a caption, an HTML block). The caller drops a line ending in a
+# little word.
+_LINE_BREAK = re.compile(
+    r"(?P<p>\n[^\S\n]*\n)|(?P<l>[^\W_]+)[^\S\n]*\n(?=[^\S\n]*[\"'(\u201c\u2018]?[^\W\d_])"
 )
-
-
-def abbreviation(word: str) -> bool:
-    """A word whose full stop ends no sentence: a listed abbreviation, or an initial ("J.
-    Smith", "U.S. Army", "S. Paulo")."""
-    return word.lower() in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def _breaks(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """The source's sentence ends in ``text[lo:hi]``: (where the sentence ends, where the
     next one starts)."""
-    out = []
-    for m in _BREAK.finditer(text, lo, min(len(text), hi)):
+    hi = min(len(text), hi)
+    found = {nxt: end for end, nxt in sentence_ends(text, lo, hi) if nxt <= hi}
+    for m in _LINE_BREAK.finditer(text, lo, hi):
+        nxt = m.end()
+        while nxt < hi and text[nxt].isspace():
+            nxt += 1  # one break, whatever spaces and blank lines follow the full stop
         if m.group("p"):
-            out.append((m.start(), m.end()))
-        elif m.group("l"):
-            word = m.group("l")
-            nxt = text[m.end() : m.end() + 4].lstrip(" \t\"'(\u201c\u2018")
-            if word.lower() not in LINE_GOES_ON and nxt[:1].isupper():
-                out.append((m.end("l"), m.end()))
+            found.setdefault(nxt, m.start())
         else:
-            nxt = text[m.end() : m.end() + 2].lstrip("\"'([\u201c\u2018")
-            if not abbreviation(m.group("w")) and not nxt[:1].islower():
-                out.append((m.end("m"), m.end()))
-    return out
+            word = m.group("l")
+            after = text[m.end() : m.end() + 4].lstrip(" \t\"'(\u201c\u2018")
+            if word.lower() not in LINE_GOES_ON and after[:1].isupper():
+                found.setdefault(nxt, m.end("l"))
+    return sorted((end, nxt) for nxt, end in found.items())
 
 
 def _sentence_at(text: str, cs: int, ce: int) -> tuple[int, int]:

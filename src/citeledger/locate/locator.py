@@ -29,7 +29,6 @@ from rapidfuzz import fuzz
 
 from citeledger.locate.asides import harmless_aside
 from citeledger.locate.context import (
-    abbreviation,
     cut_problem,
     is_description,
     is_name,
@@ -56,6 +55,14 @@ from citeledger.locate.wordlists import (
     is_reference,
 )
 from citeledger.model import Edit, LocateResult
+from citeledger.sentence_end import (
+    CLOSERS,
+    TERMINALS,
+    is_abbreviation,
+    sentence_ends,
+    word_before,
+)
+from citeledger.sentence_end import sentence_end as source_sentence_end
 
 __all__ = [
     "NEGATIONS",
@@ -925,7 +932,10 @@ def _starts_sentence(before: str) -> bool:
     if not before.strip(" \"'(\u201c\u2018"):
         return True
     m = _SENTENCE_START.search(before, max(0, len(before) - 24))
-    return m is not None and bool(m.group(1) is None or not abbreviation(m.group(1)))
+    if m is None:
+        return False
+    dot = m.end(1)  # the mark: only a full stop can be an abbreviation's
+    return before[dot] != "." or not is_abbreviation(word_before(before, dot))
 
 
 def _bracket_problem(content: str, got: str | None, *, recase: bool = True) -> str | None:
@@ -1156,28 +1166,20 @@ def _edit_order(e: Edit) -> int:
 
 
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
-# A sentence ends: its mark, closing quotes or brackets, space, and a capital or digit next
-# (not after a short abbreviation such as "Dr." or "e.g.", checked by the caller).
-_GAP_SENTENCE_END = re.compile(
-    r"(\w*)[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])"
-)
 _BROKEN_WORD = re.compile(r"(?<=[^\W\d_])(?:-\s+|\u00ad\s*)(?=[^\W\d_])")
-_SOURCE_END = re.compile(r"[\"')\]\u201d\u2019]*[.!?][\"')\]\u201d\u2019]*(?:\s|$)")
-_WORD_BEFORE = re.compile(r"(\w*)$")
 
 
 def _ends_sentence(text: str, x: int) -> bool:
     """Whether the quote's full stop before the omission at ``x`` can mark a sentence end: the
-    quoter's own (the source goes on, the omission takes the sentence's end), or the source's
-    where it does end a sentence there, not an abbreviation's ("ca. circa", "e.g. the")."""
-    m = _SOURCE_END.match(text, x)
-    if m is None:
-        return text[x : x + 1] not in ".!?"
-    before = _WORD_BEFORE.search(text, max(0, x - 12), x)
-    if before is not None and abbreviation(before.group(1)):
-        return False
-    after = text[m.end() : m.end() + 12].lstrip().lstrip("\"'([\u201c\u2018")
-    return not after[:1].islower()
+    quoter's own (the source has no mark there: the omission takes the sentence's end), or the
+    source's where it does end a sentence there (``sentence_end``), not an abbreviation's
+    ("ca. circa", "e.g. the")."""
+    i = x
+    while i < len(text) and text[i] in CLOSERS:
+        i += 1
+    if i >= len(text) or text[i] not in TERMINALS:
+        return text[x : x + 1] not in TERMINALS
+    return source_sentence_end(text, i) is not None
 
 
 def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[str]) -> bool:
@@ -1191,10 +1193,8 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     lo = x  # from the start of the word before the gap: its full stop is not an initial's
     while lo > 0 and text[lo - 1].isalnum():
         lo -= 1
-    stretch = text[max(0, lo - 1) : y + 2]
-    crosses = ("." in stretch or "!" in stretch or "?" in stretch) and any(
-        not abbreviation(m.group(1)) for m in _GAP_SENTENCE_END.finditer(stretch)
-    )
+    # a sentence end of the source's from the word before the gap to its last mark
+    crosses = next(sentence_ends(text, max(0, lo - 1), y), None) is not None
     if crosses and (short or not ended):
         problems.append(
             "the ellipsis joins two sentences: end the fragment before it with its sentence's "

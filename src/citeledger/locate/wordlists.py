@@ -207,13 +207,8 @@ DATE_WORDS = _wordset(
 )
 # Words that open a sentence without opening its frame: "But if …", "Indeed, when …".
 CONNECTIVES = _wordset("and but so yet indeed however also then now still thus hence")
-# Abbreviations whose full stop ends no sentence ("Dr.", "e.g.", "ca.", "bzw.").
-ABBREVIATIONS = _wordset(
-    """
-    mr mrs ms dr prof st no vs etc fig figs al eg ie cf vol ch sec pp p ed eds jr sr inc ltd co
-    ca approx resp viz bzw bzgl vgl usw ggf sog evtl
-    """
-)
+# (The abbreviations whose full stop ends no sentence live with the rule that reads them, in
+# ``citeledger.sentence_end``: the build and the locator share one list.)
 # A source line that ends with one of these goes on at the next, whatever its first letter
 # (a line that ends without them before a capital is a heading, a caption, a block's end).
 LINE_GOES_ON = _wordset(
