@@ -15,9 +15,10 @@ Pure but for that cache: no network.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from citeledger.evidence.usercache import cache_dir, keep_sealed, unsealed
+from citeledger.evidence.usercache import cache_dir, keep_sealed, seal, unsealed
 
 
 def _entry(body_sha256: str) -> Path:
@@ -40,8 +41,41 @@ def remembered(body_sha256: str, extractor: str) -> str | None:
 
 def remember(body_sha256: str, extractor: str, text_sha256: str) -> None:
     """Record a derivation this process made itself; a cache that cannot be written is skipped."""
+    if _created(_entry(body_sha256), {extractor: text_sha256}):
+        return
     known = _read(body_sha256)
     if known.get(extractor) == text_sha256:
         return
     known[extractor] = text_sha256
     keep_sealed(_entry(body_sha256), json.dumps(known, sort_keys=True).encode("utf-8"))
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _created(path: Path, known: dict[str, str]) -> bool:
+    """A body's first derivation, its entry created where none is (most bodies a verify stores
+    are new): no read that finds nothing, no temp file and rename. False when an entry is there
+    (or the cache cannot take one): the caller merges into it atomically. A reader meeting the
+    entry half written finds its seal broken, as a killed write leaves it: no entry, which
+    costs a re-derivation (and the next ``remember`` replaces it), never a wrong text."""
+    blob = seal(path, json.dumps(known, sort_keys=True).encode("utf-8"))
+    if blob is None:
+        return True  # no key: the cache is not believed or not kept, nothing is written
+    try:
+        try:
+            fd = os.open(path, _CREATE, 0o600)
+        except FileNotFoundError:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, _CREATE, 0o600)
+    except OSError:  # there already, or not writable: the ordinary way decides
+        return False
+    try:
+        view = memoryview(blob)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        return True  # a full disk: a broken seal is no entry, and costs time only
+    finally:
+        os.close(fd)
+    return True

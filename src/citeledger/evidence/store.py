@@ -1,7 +1,7 @@
 """The evidence store: what was retrieved, kept so a build months later can re-validate it offline.
 
-Each retrieval becomes one WARC file (ISO 28500, the web-archiving field's format, via warcio)
-under the store, named by the sha256 of the body it captured:
+Each retrieval becomes one WARC file (ISO 28500, the web-archiving field's format; written by
+``warc_write``, read by warcio) under the store, named by the sha256 of the body it captured:
 
     <store>/<d[:2]>/<d>.warc.gz                first capture of body digest d:
         warcinfo · request · response (or resource, for files) · conversion · metadata
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import errno
-import functools
 import gzip
 import hashlib
 import io
@@ -31,7 +30,6 @@ import json
 import os
 import secrets
 import threading
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -41,6 +39,7 @@ from typing import Any
 from citeledger import __version__
 from citeledger.atomic import fsync_dir, fsync_file
 from citeledger.confine import RealPaths, below
+from citeledger.evidence import warc_write
 from citeledger.evidence.store_writes import open_in_store, write_in_store
 from citeledger.inputs import NotAFile, read_regular
 from citeledger.ledger.identifiers import canonical
@@ -55,48 +54,6 @@ def sha256_hex(data: bytes | str) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8")
     return hashlib.sha256(data).hexdigest()
-
-
-#: zlib's level for each record's gzip member. warcio's is 9, which on a page's text costs about
-#: twice the CPU of 6 (a third of an evidence file's serialising) for a file under 1% smaller.
-GZIP_LEVEL = 6
-
-
-def _warc_writer(fileobj: io.BytesIO) -> Any:
-    """A warcio writer with sha256 digests (warcio's default is sha1), so they agree with
-    receipts, each record its own gzip member at ``GZIP_LEVEL``."""
-    return _writer_class()(fileobj, gzip=False, warc_version="1.1")
-
-
-@functools.cache
-def _writer_class() -> type:
-    """Made once per process (not per file): warcio is imported here, not at module load, as a
-    build that judges no receipt should not pay for it."""
-    from warcio.utils import Digester
-    from warcio.warcwriter import WARCWriter
-
-    class _Member:
-        """One record's gzip member, as warcio's own ``GzippingWrapper`` at another level."""
-
-        def __init__(self, out: io.BytesIO) -> None:
-            self.out = out
-            self.compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS + 16)
-
-        def write(self, data: bytes) -> None:
-            self.out.write(self.compressor.compress(data))
-
-        def flush(self) -> None:
-            self.out.write(self.compressor.flush())
-
-    class _Sha256WARCWriter(WARCWriter):  # type: ignore[misc]
-        @staticmethod
-        def _create_digester() -> Digester:
-            return Digester("sha256")
-
-        def write_record(self, record: Any, params: Any = None) -> None:
-            self._write_warc_record(_Member(self.out), record)
-
-    return _Sha256WARCWriter
 
 
 @dataclass(frozen=True)
@@ -283,11 +240,10 @@ def write_evidence(
         target = first.with_name(f"{body_sha}~{stamp}-{secrets.token_hex(3)}.warc.gz")
     else:
         target = first
-    buf = io.BytesIO()
-    writer = _warc_writer(buf)
-    main_id = _write_records(writer, retrieval, extracted, body_sha, revisit, target.name, first)
-    shots = _write_snapshots(writer, retrieval, main_id, snapshots) if extracted else {}
-    data = buf.getvalue()
+    parts: list[bytes] = []
+    main_id = _write_records(parts, retrieval, extracted, body_sha, revisit, target.name, first)
+    shots = _write_snapshots(parts, retrieval, main_id, snapshots) if extracted else {}
+    data = b"".join(parts)
     write_in_store(root, target.relative_to(root).as_posix(), data, durable=synced)
     return StoredEvidence(
         evidence=target.relative_to(root).as_posix(),
@@ -318,7 +274,7 @@ def _holds_body(root: Path, first: Path, body_sha: str) -> bool:
 
 
 def _write_records(
-    writer: Any,
+    parts: list[bytes],
     r: Retrieval,
     extracted: Extracted | None,
     body_sha: str,
@@ -326,114 +282,88 @@ def _write_records(
     filename: str,
     first: Path,
 ) -> str:
-    """Write the retrieval's records; the WARC-Record-ID of its capture record."""
+    """Append the retrieval's records (``warc_write``); the WARC-Record-ID of its capture."""
     date = r.retrieved_at
     # A local file is recorded under the name the ledger gives it, not the machine's path.
     uri = r.recorded_uri
-    info = {
-        "software": f"citeledger/{__version__} (warcio)",
-        "format": "WARC File Format 1.1",
-        "citeledger-identifier": str(r.identifier),
-        "citeledger-note": (
+    info = [
+        ("software", f"citeledger/{__version__}"),
+        ("format", "WARC File Format 1.1"),
+        ("citeledger-identifier", str(r.identifier)),
+        (
+            "citeledger-note",
             f"the writer's local copy of {r.identifier} ({r.local_copy}): no HTTP exchange "
             "happened; recorded as a resource"
             if r.local_copy is not None
             else "file source: no HTTP exchange happened; recorded as a resource"
             if r.reconstructed
-            else "payload is the decoded entity body; Content-Encoding removed by citeledger"
+            else "payload is the decoded entity body; Content-Encoding removed by citeledger",
         ),
-    }
-    from warcio.statusandheaders import StatusAndHeaders
-
-    writer.write_record(writer.create_warcinfo_record(filename, info))
-    common = {
-        "WARC-Date": date,
-        "WARC-Citeledger-Body-SHA256": body_sha,
+    ]
+    parts.append(warc_write.warcinfo(filename, info))
+    dated = [("WARC-Date", date)]
+    common = [
+        *dated,
+        ("WARC-Citeledger-Body-SHA256", body_sha),
         # The facts a reader is shown, recorded where the judgement reads them back.
-        "WARC-Citeledger-Requested-URI": r.recorded_uri if r.reconstructed else r.requested_url,
-        "WARC-Citeledger-Redirects": json.dumps(list(r.redirects)),
-        "WARC-Citeledger-Status": str(r.status),
-        "WARC-Citeledger-Content-Type": r.content_type or "",
-    }
-    main_id: str
+        ("WARC-Citeledger-Requested-URI", r.recorded_uri if r.reconstructed else r.requested_url),
+        ("WARC-Citeledger-Redirects", json.dumps(list(r.redirects))),
+        ("WARC-Citeledger-Status", str(r.status)),
+        ("WARC-Citeledger-Content-Type", r.content_type or ""),
+    ]
     if r.reconstructed:
-        rec = writer.create_warc_record(
-            uri,
-            "resource",
-            payload=io.BytesIO(r.body),
-            length=len(r.body),
-            warc_content_type=r.content_type or "application/octet-stream",
-            warc_headers_dict=common,
+        rec, main_id = warc_write.record(
+            "resource", uri, common, r.content_type or "application/octet-stream", r.body
         )
     else:
-        req_headers = StatusAndHeaders(
-            f"GET {_request_target(r.url)} {r.protocol}",
-            list(r.request_headers),
-            is_http_request=True,
+        target = f"{_request_target(r.url)} {r.protocol}"
+        req_head = warc_write.http_block(target, "GET", r.request_headers)
+        req, _ = warc_write.record(
+            "request", r.url, dated, "application/http; msgtype=request", http=req_head
         )
-        req = writer.create_warc_record(
-            r.url, "request", http_headers=req_headers, warc_headers_dict={"WARC-Date": date}
-        )
-        writer.write_record(req)
+        parts.append(req)
         headers = [(k, v) for k, v in r.response_headers if k.lower() not in _DROPPED_HEADERS]
         headers.append(("Content-Length", str(len(r.body))))
-        status = StatusAndHeaders(f"{r.status} {_reason(r.status)}", headers, r.protocol)
+        head = warc_write.http_block(f"{r.status} {_reason(r.status)}", r.protocol, headers)
         if revisit:
-            rec = writer.create_revisit_record(
-                r.url,
-                digest=f"sha256:{body_sha}",
-                refers_to_uri=r.url,
-                refers_to_date=date,
-                http_headers=status,
-                warc_headers_dict={**common, "WARC-Citeledger-Refers-To-File": first.name},
-            )
+            refers = [*common, ("WARC-Citeledger-Refers-To-File", first.name)]
+            rec, main_id = warc_write.revisit(r.url, refers, f"sha256:{body_sha}", date, head)
         else:
-            rec = writer.create_warc_record(
-                r.url,
-                "response",
-                payload=io.BytesIO(r.body),
-                length=len(r.body),
-                http_headers=status,
-                warc_headers_dict=common,
+            rec, main_id = warc_write.record(
+                "response", r.url, common, "application/http; msgtype=response", r.body, head
             )
-    writer.write_record(rec)
-    main_id = rec.rec_headers.get_header("WARC-Record-ID")
+    parts.append(rec)
+    refers_to = [*dated, ("WARC-Refers-To", main_id)]
     if r.metadata:
         # The registry's own answer, so the judgement derives a retraction or a different
         # work from what the registry said, not from a receipt line that can be deleted.
         answer = json.dumps(dict(r.metadata), ensure_ascii=False, sort_keys=True).encode()
-        writer.write_record(
-            writer.create_warc_record(
-                str(r.identifier),
-                "metadata",
-                payload=io.BytesIO(answer),
-                length=len(answer),
-                warc_content_type=REGISTRY_TYPE,
-                warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
-            )
+        parts.append(
+            warc_write.record("metadata", str(r.identifier), refers_to, REGISTRY_TYPE, answer)[0]
         )
     if extracted is None:
         return main_id
     text = extracted.text.encode("utf-8")
     made_by = f"{extracted.extractor} {extracted.extractor_version}"
-    conv = writer.create_warc_record(
-        uri,
-        "conversion",
-        payload=io.BytesIO(text),
-        length=len(text),
-        warc_content_type="text/plain; charset=utf-8",
-        warc_headers_dict={
-            "WARC-Date": date,
-            "WARC-Refers-To": main_id,
-            # What the text is derived from and by what: the judgement re-derives it.
-            "WARC-Citeledger-Body-SHA256": body_sha,
-            "WARC-Citeledger-Extractor": made_by,
-        },
+    derived = [
+        *refers_to,
+        # What the text is derived from and by what: the judgement re-derives it.
+        ("WARC-Citeledger-Body-SHA256", body_sha),
+        ("WARC-Citeledger-Extractor", made_by),
+    ]
+    parts.append(
+        warc_write.record("conversion", uri, derived, "text/plain; charset=utf-8", text)[0]
     )
-    writer.write_record(conv)
-    meta = json.dumps(
+    meta = _text_metadata(extracted)
+    parts.append(warc_write.record("metadata", uri, refers_to, "application/json", meta)[0])
+    return main_id
+
+
+def _text_metadata(extracted: Extracted) -> bytes:
+    """The ``metadata`` record of the text: its extractor, kind, page map, title and digest."""
+    return json.dumps(
         {
-            "extractor": made_by,
+            "extractor": f"{extracted.extractor} {extracted.extractor_version}",
             "kind": extracted.kind,
             "page_starts": list(extracted.page_starts),
             "title": extracted.title,
@@ -442,23 +372,13 @@ def _write_records(
         },
         ensure_ascii=False,
     ).encode("utf-8")
-    mrec = writer.create_warc_record(
-        uri,
-        "metadata",
-        payload=io.BytesIO(meta),
-        length=len(meta),
-        warc_content_type="application/json",
-        warc_headers_dict={"WARC-Date": date, "WARC-Refers-To": main_id},
-    )
-    writer.write_record(mrec)
-    return main_id
 
 
 SNAPSHOT_OF = "WARC-Citeledger-Snapshot-Of"
 
 
 def _write_snapshots(
-    writer: Any, r: Retrieval, main_id: str, snapshots: Sequence[Any]
+    parts: list[bytes], r: Retrieval, main_id: str, snapshots: Sequence[Any]
 ) -> dict[tuple[int, int], tuple[str, str]]:
     """Each snapshot as a ``resource`` record bound to the capture it renders (seed 000: the
     snapshot is evidence of *this* retrieval, so it names the record and shares its date)."""
@@ -466,27 +386,20 @@ def _write_snapshots(
     made: dict[tuple[int, int], tuple[str, str]] = {}
     for shot in snapshots:
         digest = sha256_hex(shot.png)
-        rec = writer.create_warc_record(
-            f"urn:citeledger:snapshot:{digest}",
-            "resource",
-            payload=io.BytesIO(shot.png),
-            length=len(shot.png),
-            warc_content_type="image/png",
-            warc_headers_dict={
-                "WARC-Date": r.retrieved_at,
-                "WARC-Concurrent-To": main_id,
-                "WARC-Refers-To": main_id,
-                "WARC-Refers-To-Target-URI": uri,
-                SNAPSHOT_OF: f"{shot.char_start}-{shot.char_end}",
-                "WARC-Citeledger-Renderer": shot.renderer,
-                "WARC-Citeledger-Pages": ",".join(str(p) for p in shot.pages),
-            },
+        fields = [
+            ("WARC-Date", r.retrieved_at),
+            ("WARC-Concurrent-To", main_id),
+            ("WARC-Refers-To", main_id),
+            ("WARC-Refers-To-Target-URI", uri),
+            (SNAPSHOT_OF, f"{shot.char_start}-{shot.char_end}"),
+            ("WARC-Citeledger-Renderer", shot.renderer),
+            ("WARC-Citeledger-Pages", ",".join(str(p) for p in shot.pages)),
+        ]
+        rec, rec_id = warc_write.record(
+            "resource", f"urn:citeledger:snapshot:{digest}", fields, "image/png", shot.png
         )
-        writer.write_record(rec)
-        made[(shot.char_start, shot.char_end)] = (
-            rec.rec_headers.get_header("WARC-Record-ID"),
-            digest,
-        )
+        parts.append(rec)
+        made[(shot.char_start, shot.char_end)] = (rec_id, digest)
     return made
 
 
