@@ -372,6 +372,10 @@ def test_printed_dois_are_found_where_their_prefix_starts() -> None:
             "arxiv:2101.00001",
         ),
         (["arxiv:hep-th/9901001v3", "arxiv:hep-th/9901001"], "arxiv:hep-th/9901001"),
+        (  # an old id's subject class is no part of it: numbered within the archive
+            ["arxiv:math.GT/0309136", "arxiv:math/0309136v1", "arxiv:math.GT/0309136v2"],
+            "arxiv:math/0309136",
+        ),
         (["isbn:0306406152", "isbn:9780306406157", "isbn:978-0-306-40615-7"], "isbn:9780306406157"),
         (
             ["url:https://example.org/a", "url:HTTPS://Example.ORG:443/a"],
@@ -392,6 +396,7 @@ def test_every_spelling_of_one_work_has_one_canonical_form(spellings: list[str],
     [
         ("doi:10.5555/appeals", "doi:10.5555/appeal"),
         ("arxiv:2101.00001", "arxiv:2101.00002"),
+        ("arxiv:math/0309136", "arxiv:math-ph/0309136"),
         ("url:https://example.org/A", "url:https://example.org/a"),  # a path keeps its case
         ("url:http://example.org:8080/a", "url:http://example.org/a"),
         ("isbn:9790306406156", "isbn:9780306406157"),

@@ -401,9 +401,15 @@ def _bare_arxiv(value: str) -> str:
 
 
 def _canonical_arxiv(value: str) -> str:
+    """The work without its version; an old-style id without its subject class: old ids are
+    numbered within the archive (``math.GT/0309136`` is ``math/0309136``, as arXiv stamps it)."""
     value = _bare_arxiv(value)
     m = _arxiv_match(value)
-    return value[: m.start("v") - 1] if m and m["v"] else value
+    if m is None:
+        return value
+    if m.groupdict().get("sc"):
+        return _canonical_arxiv(value[: m.start("sc")] + value[m.end("sc") :])
+    return value[: m.start("v") - 1] if m["v"] else value
 
 
 def _canonical_isbn(value: str) -> str:
