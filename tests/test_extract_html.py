@@ -161,7 +161,6 @@ def test_invisible_content_is_left_out() -> None:
     <script>var secretScript = 1;</script></head><body>
     <p>visible one</p>
     <p hidden>hidden attribute</p>
-    <div aria-hidden="true">aria hidden <span>nested too</span></div>
     <p style="color: red; display : none">inline display none</p>
     <p style="visibility:hidden">inline visibility hidden</p>
     <template><p>template content</p></template>

@@ -34,8 +34,35 @@ def _read(body_sha256: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in known.items()} if isinstance(known, dict) else {}
 
 
+# Each extractor's rules version, where its ``extractor_version`` starts ("6+selectolax-…")
+_RULES = {
+    "citeledger-html/selectolax": ("citeledger.extract.html", "HTML_RULES_VERSION"),
+    "citeledger-pdf/pypdfium2": ("citeledger.extract.pdf", "PDF_RULES_VERSION"),
+    "citeledger-pdf/pypdf": ("citeledger.extract.pdf", "PDF_RULES_VERSION"),
+    "citeledger-text": ("citeledger.extract.text", "TEXT_RULES_VERSION"),
+}
+
+
+def _current_rules(extractor: str) -> bool:
+    """Was ``extractor`` ("name version") this build's rules of that extractor? A derivation
+    made under older rules (text a hidden-text rule now leaves out) must not confirm evidence
+    on the machine that remembers it, when a fresh runner, re-deriving, finds it stale: the
+    same commit would give two verdicts (review s21 N2)."""
+    import importlib
+
+    name, _, version = extractor.partition(" ")
+    if name not in _RULES:
+        return True  # not one of ours: confirmed or not by its full name alone
+    module, constant = _RULES[name]
+    now = str(getattr(importlib.import_module(module), constant))
+    return version.split(";")[0].split("+")[0].strip() == now
+
+
 def remembered(body_sha256: str, extractor: str) -> str | None:
-    """The text digest this extractor was seen to make of this body, if it was."""
+    """The text digest this extractor was seen to make of this body, if it was, under this
+    build's rules for that extractor."""
+    if not _current_rules(extractor):
+        return None
     return _read(body_sha256).get(extractor)
 
 
