@@ -606,3 +606,22 @@ def test_the_section_links_are_the_sections_the_page_has(kind: str, links: list[
     sections = [str(s.attrs["id"]) for s in tree.root.find_all("section")]
     assert anchors == links
     assert [s for s in sections if s in anchors] == anchors and set(anchors) <= set(sections)
+
+
+def test_the_context_shown_is_cut_at_sentences_as_the_build_and_the_locator_cut_them() -> None:
+    """The page shows the sentence before the quote and the one after it, across a paragraph
+    break. It had a splitter of
+    its own that ended a sentence after any full stop ("Dr.", "e.g."), so the context shown
+    stopped mid-sentence where the locator read it whole: one rule, ``sentence_end``."""
+    from citeledger.evidence.page import passage_context
+
+    text = (
+        "Opening words. The trial was led by Dr. Smith in 2020.\n\n"
+        "The quoted words stand here.\n\nLater work, e.g. by Jones, agreed. Closing words."
+    )
+    start = text.index("The quoted")
+    end = start + len("The quoted words stand here.")
+    before, quote, after, _, _ = passage_context(text, start, end)
+    assert quote == "The quoted words stand here."
+    assert before.strip() == "The trial was led by Dr. Smith in 2020."
+    assert after.strip() == "Later work, e.g. by Jones, agreed."

@@ -40,6 +40,7 @@ from citeledger.evidence.links import passage_link
 from citeledger.evidence.store import sha256_hex
 from citeledger.locate.edits import count_phrase, describe
 from citeledger.model import Edit, Judgement, Receipt, State
+from citeledger.sentence_end import sentence_ends
 
 CONTEXT_LIMIT = 600  # characters of context at most on each side of the quote
 
@@ -54,7 +55,6 @@ _PROVIDERS = {
 }
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)")
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -145,11 +145,11 @@ def passage_context(
     # the sentence before the quote's own sentence, and the one after its last
     # ends_before[-1] ends the sentence before the quote's own (or opens the quote's own, when
     # the quote starts mid-sentence); one further back starts the sentence before that.
-    ends_before = [m.end() for m in _SENTENCE_END.finditer(text, floor, start)]
+    ends_before = [e for e, _ in sentence_ends(text, floor, start)]
     prev_start = ends_before[-2] if len(ends_before) >= 2 else floor
     lo = min(para_start, prev_start)
 
-    ends_after = [m.end() for m in _SENTENCE_END.finditer(text, end, ceiling)]
+    ends_after = [e for e, _ in sentence_ends(text, end, ceiling)]
     wanted = 0 if _ENDS_SENTENCE.search(text, max(0, end - 4), end) else 1
     next_end = ends_after[wanted] if len(ends_after) > wanted else ceiling
     hi = max(para_end, next_end)
