@@ -34,7 +34,8 @@ What the filter added on an earlier run never hides a citation: a ``Cite`` insid
 the quote selector the wrapper stored (``data-citeledger-selectors``) since the filter strips it
 from the suffix; the filter's own words (flags, links, anchors, ``[unverified]`` labels) are not
 part of any claim, so a filtered document yields the same citations and claims as its source.
-``Scan.previous`` says such output is present (``render.previous`` removes it before a re-run).
+``Scan.previous`` says such output is present; the filter has it undone within this same walk
+(``scan_document(undo=…)``, ``render.previous.Undo``), each list before the walk reads it.
 
 The claim of a citation is the sentence that carries it, unless the writer marked the words
 explicitly with a ``[…]{.claim}`` Span, which then wins (seed 002): a claim Span that holds the
@@ -48,7 +49,8 @@ The same walk collects the writer's unverified markers (seed 001): each Span or 
 class ``unverified`` that the filter has not marked yet (``citeledger-unverified``), outermost
 only — a marker inside another adds nothing. They are not citations and are never judged.
 
-This module must never do I/O, judge a citation, or change the document it is given.
+This module must never do I/O, judge a citation, or change the document it is given (but for
+the undo the filter hands it).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from citeledger.build.crossref import CROSSREF_PREFIXES as CROSSREF_PREFIXES
 from citeledger.build.crossref import Crossrefs, defined_labels
@@ -293,6 +295,20 @@ class Scan(NamedTuple):
         return replace(found, ref=replace(found.ref, claim=claim))
 
 
+class Undo(Protocol):
+    """Undoing an earlier run's output as the scan walks (``render.previous.Undo``)."""
+
+    def tail(self, elements: list[Json], at: int) -> int: ...
+
+    def lone_cite(self, span: Json) -> Json | None: ...
+
+    def undoes_block(self, block: Json) -> bool: ...
+
+    def value(self, node: Json) -> None: ...
+
+    def cite(self, c: Json) -> None: ...
+
+
 def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
     """Every non-crossref citation item of the document (metadata fields, then body), in order."""
     return scan_document(doc_json).citations
@@ -305,6 +321,7 @@ def scan_document(
     previous_only: bool = False,
     defer_claims: bool = False,
     cited: Collection[str] = (),
+    undo: Undo | None = None,
 ) -> Scan:
     """Citations and not-yet-marked unverified Spans and Divs, in document order.
 
@@ -317,6 +334,8 @@ def scan_document(
     ``Scan.with_claim`` asks for it: the filter needs the claims of breakdowns alone, and
     cutting sentences is most of a scan.
     ``cited``: keys with a cross-reference prefix that are citations (``sourced_crossrefs``).
+    ``undo``: an earlier run's output is undone in the same walk, each list before the walk
+    reads it (``Scan.previous`` then says something was), so that a re-run walks once.
     """
     meta = doc_json.get("meta")
     prefixes = crossref_prefixes(meta)
@@ -324,11 +343,16 @@ def scan_document(
         prefixes = Crossrefs(prefixes, cited)
     walker = _Walker(prefixes, on_prose, previous_only=previous_only)
     walker.defer_claims = defer_claims
+    walker.undo = undo
     if isinstance(meta, dict):
         walker.lang = _meta_string(meta.get("lang")) or None
     try:
         if isinstance(meta, dict):
-            for name in metadata_fields(meta):
+            fields = metadata_fields(meta)
+            if undo is not None:  # the fields no reader sees: not walked, undone all the same
+                for name in meta.keys() - set(fields):
+                    undo.value(meta[name])
+            for name in fields:
                 walker.metadata(meta[name], name, ("meta", name))
         blocks = doc_json.get("blocks")
         if isinstance(blocks, list):
@@ -557,6 +581,7 @@ class _Walker:
         self._previous = False  # output of an earlier run seen
         self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
         self._texts: dict[int, _BlockText] = {}
+        self.undo: Undo | None = None  # undo an earlier run's output as the walk goes
 
     @property
     def previous(self) -> bool:
@@ -589,13 +614,25 @@ class _Walker:
 
     # blocks ----------------------------------------------------------------
 
-    def blocks(self, blocks: list[Json], path: Path, ctx: _Ctx) -> None:
-        for i, block in enumerate(blocks):
+    def blocks(
+        self, blocks: list[Json], path: Path, ctx: _Ctx, start: int = 0, undone: bool = False
+    ) -> None:
+        """``start``, ``undone``: the walk resumed where ``undo`` rebuilt the list from."""
+        for i, block in enumerate(blocks[start:] if start else blocks, start):
             if not isinstance(block, dict):
                 continue
             t = block.get("t")
             if t in _BLOCK_LEAVES:
                 continue
+            if (
+                (t == "Div" or t == "BlockQuote")
+                and not undone
+                and self.undo is not None
+                and self.undo.undoes_block(block)
+            ):
+                self.previous = True  # the list from here on, rebuilt, walked afresh
+                self.blocks(blocks, path, ctx, self.undo.tail(blocks, i), True)
+                return
             here = ctx
             if not ctx.fixed:
                 here = ctx._replace(host_path=path, host_after=i, host_lists=ctx.lists)
@@ -648,6 +685,8 @@ class _Walker:
             self.blocks(c[2], (*path, "c", 2), fixed)
         elif isinstance(c, list):
             # a block type newer than this code: find its citations, put callouts after it
+            if self.undo is not None:
+                self.undo.value(c)
             self._unknown(c, path, ctx._replace(fixed=True, prose=False))
 
     def _definition_list(self, items: list[Json], path: Path, ctx: _Ctx) -> None:
@@ -709,8 +748,17 @@ class _Walker:
 
     # inlines ---------------------------------------------------------------
 
-    def inlines(self, inlines: list[Json], path: Path, ctx: _Ctx, block: Json) -> None:
-        for i, el in enumerate(inlines):
+    def inlines(
+        self,
+        inlines: list[Json],
+        path: Path,
+        ctx: _Ctx,
+        block: Json,
+        start: int = 0,
+        undone: bool = False,
+    ) -> None:
+        """``start``, ``undone``: the walk resumed where ``undo`` rebuilt the list from."""
+        for i, el in enumerate(inlines[start:] if start else inlines, start):
             if not isinstance(el, dict):
                 continue
             t = el.get("t")
@@ -720,12 +768,7 @@ class _Walker:
             if t == "RawInline":
                 self._raw(el, (*path, i), ctx, block)
             elif t == "Cite":
-                own = _Around(inlines, i, (*path, i))
-                wrapper = ctx.wrapper
-                # in a wrapper, the claim Spans beside it are the Cite's neighbours
-                around = wrapper.around if wrapper is not None else own
-                selectors = wrapper.selectors if wrapper is not None else {}
-                self._cite(el, around, ctx, block, own.path, selectors)
+                undone = self._at_cite(el, inlines, i, path, ctx, block, undone)
             elif t in _SIMPLE_INLINE_CONTAINERS:
                 self.inlines(c, (*path, i, "c"), ctx, block)
             elif t == "Quoted":
@@ -743,6 +786,16 @@ class _Walker:
                     or attr[0].startswith(CLAIM_ANCHOR_PREFIX)
                 ):
                     self.previous = True
+                    if self.undo is not None and not undone:
+                        cite = self.undo.lone_cite(el)
+                        if cite is None:  # the list from here on, rebuilt, walked afresh
+                            self.inlines(
+                                inlines, path, ctx, block, self.undo.tail(inlines, i), True
+                            )
+                            return
+                        inlines[i] = cite  # a paragraph's usual wrapper: nothing moves
+                        undone = self._at_cite(cite, inlines, i, path, ctx, block, undone)
+                        continue
                 # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
                 inner = self._unverified(el, self._with_attributes(ctx, attr))
                 inner = inner._replace(wrapper=None)
@@ -774,6 +827,37 @@ class _Walker:
                 # figure's image, whose alt pandoc copies from the caption already walked
                 alt = {"t": "Plain", "c": c[1]}  # its claims are the alt's own sentences
                 self.inlines(c[1], (*path, i, "c", 1), ctx.enter("image"), alt)
+            elif self.undo is not None and isinstance(c, list):
+                self.undo.value(c)  # not read (a figure's image, a newer type): undone whole
+
+    def _at_cite(
+        self,
+        el: Json,
+        inlines: list[Json],
+        i: int,
+        path: Path,
+        ctx: _Ctx,
+        block: Json,
+        undone: bool,
+    ) -> bool:
+        """Record the Cite ``inlines[i]``; whether the rest of ``inlines`` is undone now.
+
+        Undoing, its prefixes and suffixes are undone first (a selector comes back there), and
+        so is the rest of the list when an author-in-text Cite may have its claim Span after it
+        (the walk has not reached that yet)."""
+        if self.undo is not None and not undone:
+            self.undo.cite(el["c"])
+            items = el["c"][0]
+            if items and (items[0].get("citationMode") or {}).get("t") == "AuthorInText":
+                self.undo.tail(inlines, i + 1)  # what stands up to i stays where it is
+                undone = True
+        own = _Around(inlines, i, (*path, i))
+        wrapper = ctx.wrapper
+        # in a wrapper, the claim Spans beside it are the Cite's neighbours
+        around = wrapper.around if wrapper is not None else own
+        selectors = wrapper.selectors if wrapper is not None else {}
+        self._cite(el, around, ctx, block, own.path, selectors)
+        return undone
 
     def _raw(self, node: Json, path: Path, ctx: _Ctx, block: Json | None) -> None:
         """Record each citation written as a raw command (``raw_citations``): a breakdown the

@@ -103,7 +103,7 @@ from citeledger.build.placement import AuditPlace, audit_place, put_audit
 from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
 from citeledger.build.render.base import Renderer
-from citeledger.build.render.previous import strip_previous
+from citeledger.build.render.previous import Undo, strip_previous
 from citeledger.build.render.quarto import is_quarto_build
 from citeledger.build.render.words import Item
 from citeledger.confine import confine
@@ -285,22 +285,19 @@ def _prepare(
     rerun: bool = True,
     factory: JudgeFactory | None = None,
 ) -> FilterResult | tuple[Any, Options, list[str]]:
-    """Scan the document once (twice after undoing an earlier run's output) and read the
-    options; a document with nothing to judge comes back as its result at once.
+    """Scan the document once and read the options; a document with nothing to judge comes
+    back as its result at once.
 
-    An earlier run's output is looked for first with a walk that stops at its first sign and
-    computes no claim, so a re-run does not pay for a full scan it throws away. A key like
-    ``@sec-2020`` that is a ledger source is a citation (``citations.sourced_crossrefs``); the
-    keys that are sources and labels both come back for their warnings."""
-    changed = False
-    if rerun and scan_document(doc_json, previous_only=True).previous:
-        strip_previous(doc_json, crossref_prefixes(doc_json.get("meta")))
-        changed = True
-    scan = scan_document(doc_json, defer_claims=True)
-    if scan.previous and not changed:  # an earlier run's output: remove it, judge afresh
+    An earlier run's output is undone by the scan itself, each list before the walk reads it
+    (``render.previous.Undo``): a re-run walks its document once, as a first run does. A key
+    like ``@sec-2020`` that is a ledger source is a citation (``citations.sourced_crossrefs``);
+    the keys that are sources and labels both come back for their warnings."""
+    undo = Undo(crossref_prefixes(doc_json.get("meta"))) if rerun else None
+    scan = scan_document(doc_json, defer_claims=True, undo=undo)
+    changed = scan.previous
+    if changed and undo is None:  # the bytes said no earlier output, yet there is: undo it
         strip_previous(doc_json, scan.prefixes)
         scan = scan_document(doc_json, defer_claims=True)
-        changed = True
     options: Options | None = None
     labels: list[str] = []
     if scan.crossrefs and factory is not None:
