@@ -318,7 +318,6 @@ def scan_document(
     doc_json: dict[str, Json],
     on_prose: Callable[[Flat], None] | None = None,
     *,
-    previous_only: bool = False,
     defer_claims: bool = False,
     cited: Collection[str] = (),
     undo: Undo | None = None,
@@ -328,8 +327,6 @@ def scan_document(
     ``on_prose`` is handed each prose block of the body (``coverage``'s measure: not headings,
     terms, table rows, metadata, the bibliography or the filter's callouts) as the splitter
     reads it, in document order, a note's blocks after the block holding the note.
-    ``previous_only``: only whether an earlier run's output is there (the same walk, stopping
-    at the first sign, with no claims computed); its citations are not collected.
     ``defer_claims``: a claim that is its sentence (most are) is left empty and cut only when
     ``Scan.with_claim`` asks for it: the filter needs the claims of breakdowns alone, and
     cutting sentences is most of a scan.
@@ -341,24 +338,21 @@ def scan_document(
     prefixes = crossref_prefixes(meta)
     if cited:
         prefixes = Crossrefs(prefixes, cited)
-    walker = _Walker(prefixes, on_prose, previous_only=previous_only)
+    walker = _Walker(prefixes, on_prose)
     walker.defer_claims = defer_claims
     walker.undo = undo
     if isinstance(meta, dict):
         walker.lang = _meta_string(meta.get("lang")) or None
-    try:
-        if isinstance(meta, dict):
-            fields = metadata_fields(meta)
-            if undo is not None:  # the fields no reader sees: not walked, undone all the same
-                for name in meta.keys() - set(fields):
-                    undo.value(meta[name])
-            for name in fields:
-                walker.metadata(meta[name], name, ("meta", name))
-        blocks = doc_json.get("blocks")
-        if isinstance(blocks, list):
-            walker.blocks(blocks, ("blocks",), _Ctx.top())
-    except _PreviousSeen:
-        pass
+    if isinstance(meta, dict):
+        fields = metadata_fields(meta)
+        if undo is not None:  # the fields no reader sees: not walked, undone all the same
+            for name in meta.keys() - set(fields):
+                undo.value(meta[name])
+        for name in fields:
+            walker.metadata(meta[name], name, ("meta", name))
+    blocks = doc_json.get("blocks")
+    if isinstance(blocks, list):
+        walker.blocks(blocks, ("blocks",), _Ctx.top())
     return Scan(
         walker.found,
         walker.unverified,
@@ -397,10 +391,6 @@ def sourced_crossrefs(
     if cited:
         scan = scan_document(doc_json, defer_claims=defer_claims, cited=cited)
     return scan, sorted(keys & labels)
-
-
-class _PreviousSeen(Exception):
-    """A ``previous_only`` walk has its answer."""
 
 
 def resolve(doc_json: Json, path: Path) -> Json:
@@ -565,8 +555,6 @@ class _Walker:
         self,
         prefixes: tuple[str, ...] = CROSSREF_PREFIXES,
         on_prose: Callable[[Flat], None] | None = None,
-        *,
-        previous_only: bool = False,
     ) -> None:
         self.prefixes = prefixes
         self.on_prose = on_prose
@@ -574,24 +562,13 @@ class _Walker:
         self.unverified: list[Json] = []
         self.occurrence = 0
         self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
-        self.previous_only = previous_only
         self.defer_claims = False
         self.lang: str | None = None  # the document's ``lang``: its locator terms are read too
         self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
-        self._previous = False  # output of an earlier run seen
+        self.previous = False  # output of an earlier run seen
         self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
         self._texts: dict[int, _BlockText] = {}
         self.undo: Undo | None = None  # undo an earlier run's output as the walk goes
-
-    @property
-    def previous(self) -> bool:
-        return self._previous
-
-    @previous.setter
-    def previous(self, seen: bool) -> None:
-        self._previous = seen
-        if seen and self.previous_only:
-            raise _PreviousSeen
 
     # metadata --------------------------------------------------------------
 
@@ -864,7 +841,7 @@ class _Walker:
         document itself shows (``CitationRef.problem``), its flag and callout where a Cite's
         would be (a raw block's after it). ``block``: the block holding a RawInline."""
         c = node.get("c")
-        if self.previous_only or not (isinstance(c, list) and len(c) == 2):
+        if not (isinstance(c, list) and len(c) == 2):
             return
         fmt, text = c
         if not (isinstance(fmt, str) and isinstance(text, str)):
@@ -935,8 +912,6 @@ class _Walker:
         stored: Mapping[int, str],
     ) -> None:
         """Record each item of ``cite`` (at ``path``); ``stored``: a wrapper's quote selectors."""
-        if self.previous_only:
-            return
         host_ctx, claim_at, claim_span = ctx, None, None
         claim: str | None = None
         items = cite["c"][0]
