@@ -162,7 +162,7 @@ class LedgerJudges:
 
     def __call__(self, options: Options) -> Judging:
         from citeledger.judge import Judge
-        from citeledger.ledger import load_ledger
+        from citeledger.ledger.outlined import load_lazy  # a parse only when one is needed
 
         path = options.ledger_path(self.cwd)
         if options.ledger_from_document:  # a stranger's document may name /etc/passwd
@@ -187,7 +187,7 @@ class LedgerJudges:
             # run does, not be handed the empty stand-in
             ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
         elif ledger is None:
-            ledger = self._ledgers[(path, name)] = load_ledger(name, lazy=True)  # cited only
+            ledger = self._ledgers[(path, name)] = load_lazy(name)  # cited only
         reader, index = self.held.evidence(ledger.evidence_dir) if self.held else (None, None)
         return Judge(
             ledger,
@@ -624,7 +624,7 @@ def main(
     own_process = argv is None and stdin is None and stdout is None and stderr is None
     kept: list[Any] = []
     try:  # the whole job, in a thread whose stack fits any document pandoc reads
-        from citeledger.ledger.load import gc_paused
+        from citeledger.ledger.outlined import gc_paused
 
         with gc_paused():  # millions of objects, no cycles: the collector's passes are wasted
             code = run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ, kept))
