@@ -3,7 +3,8 @@
 Reading is on every build's path (the filter loads the ledger each time), so it composes with
 PyYAML's C parser and builds the frozen :mod:`citeledger.model` values in one walk over the
 nodes, keeping each value's line so that every complaint is ``file:line: what — how to fix``.
-The format is ``docs/ledger-format.md``.
+The format is ``docs/ledger-format.md``. A build after the first reaches this module only for
+what the kept parses (``parsed``) do not hold, through ``outlined``, which imports no YAML.
 
 This module must never: write anything; treat a hand-written ``verified: true`` as evidence;
 touch the network.
