@@ -8,8 +8,11 @@ never believed and never runs code: the source is parsed again.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,12 +20,6 @@ import pytest
 from citeledger.errors import LedgerError
 from citeledger.ledger import load, load_ledger, parsed
 from citeledger.model import Source
-
-
-@pytest.fixture(autouse=True)
-def _every_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kept file from the first lookup on (a build reads it on its eighth)."""
-    monkeypatch.setattr(parsed, "WORTH", 1)
 
 
 def _ledger(folder: Path, n: int = 5) -> Path:
@@ -155,22 +152,59 @@ def test_a_record_whose_digest_does_not_hold_is_no_entry(tmp_path: Path) -> None
     assert _build(path, ["s3"])["s3"].csl["title"] == "Part 3"
 
 
-def test_a_page_citing_a_few_sources_neither_reads_nor_writes_it(
+def test_a_page_citing_one_source_keeps_it_and_parses_nothing_next_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parsed, "WORTH", 8)
     path = _ledger(tmp_path, n=10)
     full = load_ledger(str(path))
-    for _ in range(3):
-        _build(path, [f"s{i}" for i in range(7)])
-    where = _kept_file(path)
-    assert not where.exists()
-    _build(path, [f"s{i}" for i in range(10)])  # from the eighth lookup on: kept
-    assert where.exists()
+    _build(path, ["s7"])  # the first build of these bytes: parsed, and kept
+    assert _kept_file(path).exists()
     ledger = load_ledger(str(path), lazy=True)
-    assert [ledger.sources[f"s{i}"] for i in range(7)] == [full.sources[f"s{i}"] for i in range(7)]
     with monkeypatch.context() as m:
         _no_parse(m)
-        assert [ledger.sources[f"s{i}"] for i in (7, 8, 9)] == [
-            full.sources[f"s{i}"] for i in (7, 8, 9)
-        ]
+        assert ledger.sources["s7"] == full.sources["s7"]
+
+
+_PROBE = """
+import io, json, sys
+from citeledger.build.filter import main
+out, err = io.BytesIO(), io.StringIO()
+code = main(["html"], stdin=io.BytesIO(sys.stdin.buffer.read()), stdout=out, stderr=err)
+names = ("yaml", "citeledger.ledger.load", "citeledger.ledger.write")
+print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] == "yaml" or m in names)]))
+"""
+
+
+def test_a_build_whose_sources_are_kept_never_imports_pyyaml(tmp_path: Path) -> None:
+    """PyYAML's import is a tenth of a one-citation page's filter process: a build that needs
+    no parse (its ledger's outline and its sources kept) must not pay for it."""
+    path = _ledger(tmp_path, n=10)
+    _build(path, ["s1", "s2"])
+    doc = {
+        "pandoc-api-version": [1, 23, 1],
+        "meta": {},
+        "blocks": [{"t": "Para", "c": [{"t": "Str", "c": "Words"}, {"t": "Space"}, _cite("s1")]}],
+    }
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _PROBE],
+            input=json.dumps(doc).encode(),
+            capture_output=True,
+            cwd=tmp_path,
+            check=True,
+        )
+        for _ in range(2)  # the first may judge afresh; the second is a build after the first
+    ]
+    assert json.loads(runs[-1].stdout.decode().splitlines()[-1]) == [0, []]
+
+
+def _cite(key: str) -> dict[str, object]:
+    item = {
+        "citationId": key,
+        "citationPrefix": [],
+        "citationSuffix": [],
+        "citationMode": {"t": "NormalCitation"},
+        "citationNoteNum": 1,
+        "citationHash": 0,
+    }
+    return {"t": "Cite", "c": [[item], [{"t": "Str", "c": f"[@{key}]"}]]}

@@ -24,7 +24,7 @@ from citeledger.ledger import load_ledger, parsed
 from test_judgement_index import copied
 
 N = 10
-EDITED = "s9"  # the ninth lookup: the kept file is read from the eighth on (parsed.WORTH)
+EDITED = "s9"  # a source the tests edit: kept, then its kept entry planted or its text changed
 
 
 def _project(folder: Path) -> None:

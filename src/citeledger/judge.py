@@ -58,6 +58,7 @@ _JUDGING_CODE = (
     "inputs.py",  # the read gate
     "errors.py",
     "sniff.py",
+    "sentence_end.py",  # where the locator reads a sentence to end
     "ledger/",
     "ledger/csl-data.json",
     "build/pinpoints.py",
@@ -130,7 +131,7 @@ class Judge:
         next one."""
         if self.index is not None:
             self.index.save()
-        from citeledger.ledger.load import save_parsed
+        from citeledger.ledger.outlined import save_parsed
 
         save_parsed(self.ledger.sources)
 
@@ -383,7 +384,7 @@ class Judge:
         memo = self._index_keys.get((key, id(quote), trusted, locale))
         if memo is not None and memo[0] is quote:
             return memo[1]
-        from citeledger.ledger.load import source_text
+        from citeledger.ledger.outlined import source_text
 
         text = source_text(self.ledger.sources, key)
         at = next((i for i, q in enumerate(source.quotes) if q is quote), None)

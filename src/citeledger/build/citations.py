@@ -34,7 +34,8 @@ What the filter added on an earlier run never hides a citation: a ``Cite`` insid
 the quote selector the wrapper stored (``data-citeledger-selectors``) since the filter strips it
 from the suffix; the filter's own words (flags, links, anchors, ``[unverified]`` labels) are not
 part of any claim, so a filtered document yields the same citations and claims as its source.
-``Scan.previous`` says such output is present (``render.previous`` removes it before a re-run).
+``Scan.previous`` says such output is present; the filter has it undone within this same walk
+(``scan_document(undo=…)``, ``render.previous.Undo``), each list before the walk reads it.
 
 The claim of a citation is the sentence that carries it, unless the writer marked the words
 explicitly with a ``[…]{.claim}`` Span, which then wins (seed 002): a claim Span that holds the
@@ -48,7 +49,8 @@ The same walk collects the writer's unverified markers (seed 001): each Span or 
 class ``unverified`` that the filter has not marked yet (``citeledger-unverified``), outermost
 only — a marker inside another adds nothing. They are not citations and are never judged.
 
-This module must never do I/O, judge a citation, or change the document it is given.
+This module must never do I/O, judge a citation, or change the document it is given (but for
+the undo the filter hands it).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from citeledger.build.crossref import CROSSREF_PREFIXES as CROSSREF_PREFIXES
 from citeledger.build.crossref import Crossrefs, defined_labels
@@ -293,6 +295,20 @@ class Scan(NamedTuple):
         return replace(found, ref=replace(found.ref, claim=claim))
 
 
+class Undo(Protocol):
+    """Undoing an earlier run's output as the scan walks (``render.previous.Undo``)."""
+
+    def tail(self, elements: list[Json], at: int) -> int: ...
+
+    def lone_cite(self, span: Json) -> Json | None: ...
+
+    def undoes_block(self, block: Json) -> bool: ...
+
+    def value(self, node: Json) -> None: ...
+
+    def cite(self, c: Json) -> None: ...
+
+
 def find_citations(doc_json: dict[str, Json]) -> list[FoundCitation]:
     """Every non-crossref citation item of the document (metadata fields, then body), in order."""
     return scan_document(doc_json).citations
@@ -302,39 +318,41 @@ def scan_document(
     doc_json: dict[str, Json],
     on_prose: Callable[[Flat], None] | None = None,
     *,
-    previous_only: bool = False,
     defer_claims: bool = False,
     cited: Collection[str] = (),
+    undo: Undo | None = None,
 ) -> Scan:
     """Citations and not-yet-marked unverified Spans and Divs, in document order.
 
     ``on_prose`` is handed each prose block of the body (``coverage``'s measure: not headings,
     terms, table rows, metadata, the bibliography or the filter's callouts) as the splitter
     reads it, in document order, a note's blocks after the block holding the note.
-    ``previous_only``: only whether an earlier run's output is there (the same walk, stopping
-    at the first sign, with no claims computed); its citations are not collected.
     ``defer_claims``: a claim that is its sentence (most are) is left empty and cut only when
     ``Scan.with_claim`` asks for it: the filter needs the claims of breakdowns alone, and
     cutting sentences is most of a scan.
     ``cited``: keys with a cross-reference prefix that are citations (``sourced_crossrefs``).
+    ``undo``: an earlier run's output is undone in the same walk, each list before the walk
+    reads it (``Scan.previous`` then says something was), so that a re-run walks once.
     """
     meta = doc_json.get("meta")
     prefixes = crossref_prefixes(meta)
     if cited:
         prefixes = Crossrefs(prefixes, cited)
-    walker = _Walker(prefixes, on_prose, previous_only=previous_only)
+    walker = _Walker(prefixes, on_prose)
     walker.defer_claims = defer_claims
+    walker.undo = undo
     if isinstance(meta, dict):
         walker.lang = _meta_string(meta.get("lang")) or None
-    try:
-        if isinstance(meta, dict):
-            for name in metadata_fields(meta):
-                walker.metadata(meta[name], name, ("meta", name))
-        blocks = doc_json.get("blocks")
-        if isinstance(blocks, list):
-            walker.blocks(blocks, ("blocks",), _Ctx.top())
-    except _PreviousSeen:
-        pass
+    if isinstance(meta, dict):
+        fields = metadata_fields(meta)
+        if undo is not None:  # the fields no reader sees: not walked, undone all the same
+            for name in meta.keys() - set(fields):
+                undo.value(meta[name])
+        for name in fields:
+            walker.metadata(meta[name], name, ("meta", name))
+    blocks = doc_json.get("blocks")
+    if isinstance(blocks, list):
+        walker.blocks(blocks, ("blocks",), _Ctx.top())
     return Scan(
         walker.found,
         walker.unverified,
@@ -373,10 +391,6 @@ def sourced_crossrefs(
     if cited:
         scan = scan_document(doc_json, defer_claims=defer_claims, cited=cited)
     return scan, sorted(keys & labels)
-
-
-class _PreviousSeen(Exception):
-    """A ``previous_only`` walk has its answer."""
 
 
 def resolve(doc_json: Json, path: Path) -> Json:
@@ -541,8 +555,6 @@ class _Walker:
         self,
         prefixes: tuple[str, ...] = CROSSREF_PREFIXES,
         on_prose: Callable[[Flat], None] | None = None,
-        *,
-        previous_only: bool = False,
     ) -> None:
         self.prefixes = prefixes
         self.on_prose = on_prose
@@ -550,23 +562,13 @@ class _Walker:
         self.unverified: list[Json] = []
         self.occurrence = 0
         self.landmarks: dict[str, Path] = {}  # the first body Div of each id of _LANDMARKS
-        self.previous_only = previous_only
         self.defer_claims = False
         self.lang: str | None = None  # the document's ``lang``: its locator terms are read too
         self.deferred: dict[int, tuple[Json, Json]] = {}  # occurrence -> (block, Cite)
-        self._previous = False  # output of an earlier run seen
+        self.previous = False  # output of an earlier run seen
         self.crossrefs: list[str] = []  # cross-reference keys seen (not citations)
         self._texts: dict[int, _BlockText] = {}
-
-    @property
-    def previous(self) -> bool:
-        return self._previous
-
-    @previous.setter
-    def previous(self, seen: bool) -> None:
-        self._previous = seen
-        if seen and self.previous_only:
-            raise _PreviousSeen
+        self.undo: Undo | None = None  # undo an earlier run's output as the walk goes
 
     # metadata --------------------------------------------------------------
 
@@ -589,13 +591,25 @@ class _Walker:
 
     # blocks ----------------------------------------------------------------
 
-    def blocks(self, blocks: list[Json], path: Path, ctx: _Ctx) -> None:
-        for i, block in enumerate(blocks):
+    def blocks(
+        self, blocks: list[Json], path: Path, ctx: _Ctx, start: int = 0, undone: bool = False
+    ) -> None:
+        """``start``, ``undone``: the walk resumed where ``undo`` rebuilt the list from."""
+        for i, block in enumerate(blocks[start:] if start else blocks, start):
             if not isinstance(block, dict):
                 continue
             t = block.get("t")
             if t in _BLOCK_LEAVES:
                 continue
+            if (
+                (t == "Div" or t == "BlockQuote")
+                and not undone
+                and self.undo is not None
+                and self.undo.undoes_block(block)
+            ):
+                self.previous = True  # the list from here on, rebuilt, walked afresh
+                self.blocks(blocks, path, ctx, self.undo.tail(blocks, i), True)
+                return
             here = ctx
             if not ctx.fixed:
                 here = ctx._replace(host_path=path, host_after=i, host_lists=ctx.lists)
@@ -648,6 +662,8 @@ class _Walker:
             self.blocks(c[2], (*path, "c", 2), fixed)
         elif isinstance(c, list):
             # a block type newer than this code: find its citations, put callouts after it
+            if self.undo is not None:
+                self.undo.value(c)
             self._unknown(c, path, ctx._replace(fixed=True, prose=False))
 
     def _definition_list(self, items: list[Json], path: Path, ctx: _Ctx) -> None:
@@ -709,8 +725,17 @@ class _Walker:
 
     # inlines ---------------------------------------------------------------
 
-    def inlines(self, inlines: list[Json], path: Path, ctx: _Ctx, block: Json) -> None:
-        for i, el in enumerate(inlines):
+    def inlines(
+        self,
+        inlines: list[Json],
+        path: Path,
+        ctx: _Ctx,
+        block: Json,
+        start: int = 0,
+        undone: bool = False,
+    ) -> None:
+        """``start``, ``undone``: the walk resumed where ``undo`` rebuilt the list from."""
+        for i, el in enumerate(inlines[start:] if start else inlines, start):
             if not isinstance(el, dict):
                 continue
             t = el.get("t")
@@ -720,12 +745,7 @@ class _Walker:
             if t == "RawInline":
                 self._raw(el, (*path, i), ctx, block)
             elif t == "Cite":
-                own = _Around(inlines, i, (*path, i))
-                wrapper = ctx.wrapper
-                # in a wrapper, the claim Spans beside it are the Cite's neighbours
-                around = wrapper.around if wrapper is not None else own
-                selectors = wrapper.selectors if wrapper is not None else {}
-                self._cite(el, around, ctx, block, own.path, selectors)
+                undone = self._at_cite(el, inlines, i, path, ctx, block, undone)
             elif t in _SIMPLE_INLINE_CONTAINERS:
                 self.inlines(c, (*path, i, "c"), ctx, block)
             elif t == "Quoted":
@@ -743,6 +763,16 @@ class _Walker:
                     or attr[0].startswith(CLAIM_ANCHOR_PREFIX)
                 ):
                     self.previous = True
+                    if self.undo is not None and not undone:
+                        cite = self.undo.lone_cite(el)
+                        if cite is None:  # the list from here on, rebuilt, walked afresh
+                            self.inlines(
+                                inlines, path, ctx, block, self.undo.tail(inlines, i), True
+                            )
+                            return
+                        inlines[i] = cite  # a paragraph's usual wrapper: nothing moves
+                        undone = self._at_cite(cite, inlines, i, path, ctx, block, undone)
+                        continue
                 # a wrapper (the filter's or forged) hides nothing: its Cite is judged again
                 inner = self._unverified(el, self._with_attributes(ctx, attr))
                 inner = inner._replace(wrapper=None)
@@ -774,13 +804,44 @@ class _Walker:
                 # figure's image, whose alt pandoc copies from the caption already walked
                 alt = {"t": "Plain", "c": c[1]}  # its claims are the alt's own sentences
                 self.inlines(c[1], (*path, i, "c", 1), ctx.enter("image"), alt)
+            elif self.undo is not None and isinstance(c, list):
+                self.undo.value(c)  # not read (a figure's image, a newer type): undone whole
+
+    def _at_cite(
+        self,
+        el: Json,
+        inlines: list[Json],
+        i: int,
+        path: Path,
+        ctx: _Ctx,
+        block: Json,
+        undone: bool,
+    ) -> bool:
+        """Record the Cite ``inlines[i]``; whether the rest of ``inlines`` is undone now.
+
+        Undoing, its prefixes and suffixes are undone first (a selector comes back there), and
+        so is the rest of the list when an author-in-text Cite may have its claim Span after it
+        (the walk has not reached that yet)."""
+        if self.undo is not None and not undone:
+            self.undo.cite(el["c"])
+            items = el["c"][0]
+            if items and (items[0].get("citationMode") or {}).get("t") == "AuthorInText":
+                self.undo.tail(inlines, i + 1)  # what stands up to i stays where it is
+                undone = True
+        own = _Around(inlines, i, (*path, i))
+        wrapper = ctx.wrapper
+        # in a wrapper, the claim Spans beside it are the Cite's neighbours
+        around = wrapper.around if wrapper is not None else own
+        selectors = wrapper.selectors if wrapper is not None else {}
+        self._cite(el, around, ctx, block, own.path, selectors)
+        return undone
 
     def _raw(self, node: Json, path: Path, ctx: _Ctx, block: Json | None) -> None:
         """Record each citation written as a raw command (``raw_citations``): a breakdown the
         document itself shows (``CitationRef.problem``), its flag and callout where a Cite's
         would be (a raw block's after it). ``block``: the block holding a RawInline."""
         c = node.get("c")
-        if self.previous_only or not (isinstance(c, list) and len(c) == 2):
+        if not (isinstance(c, list) and len(c) == 2):
             return
         fmt, text = c
         if not (isinstance(fmt, str) and isinstance(text, str)):
@@ -851,8 +912,6 @@ class _Walker:
         stored: Mapping[int, str],
     ) -> None:
         """Record each item of ``cite`` (at ``path``); ``stored``: a wrapper's quote selectors."""
-        if self.previous_only:
-            return
         host_ctx, claim_at, claim_span = ctx, None, None
         claim: str | None = None
         items = cite["c"][0]

@@ -103,7 +103,7 @@ from citeledger.build.placement import AuditPlace, audit_place, put_audit
 from citeledger.build.references import add_references
 from citeledger.build.render import family_of, renderer_for
 from citeledger.build.render.base import Renderer
-from citeledger.build.render.previous import strip_previous
+from citeledger.build.render.previous import Undo, strip_previous
 from citeledger.build.render.quarto import is_quarto_build
 from citeledger.build.render.words import Item
 from citeledger.confine import confine
@@ -162,7 +162,7 @@ class LedgerJudges:
 
     def __call__(self, options: Options) -> Judging:
         from citeledger.judge import Judge
-        from citeledger.ledger import load_ledger
+        from citeledger.ledger.outlined import load_lazy  # a parse only when one is needed
 
         path = options.ledger_path(self.cwd)
         if options.ledger_from_document:  # a stranger's document may name /etc/passwd
@@ -187,7 +187,7 @@ class LedgerJudges:
             # run does, not be handed the empty stand-in
             ledger = Ledger(name, str(path.parent), {}, str(path.parent / ".citeledger"))
         elif ledger is None:
-            ledger = self._ledgers[(path, name)] = load_ledger(name, lazy=True)  # cited only
+            ledger = self._ledgers[(path, name)] = load_lazy(name)  # cited only
         reader, index = self.held.evidence(ledger.evidence_dir) if self.held else (None, None)
         return Judge(
             ledger,
@@ -285,22 +285,19 @@ def _prepare(
     rerun: bool = True,
     factory: JudgeFactory | None = None,
 ) -> FilterResult | tuple[Any, Options, list[str]]:
-    """Scan the document once (twice after undoing an earlier run's output) and read the
-    options; a document with nothing to judge comes back as its result at once.
+    """Scan the document once and read the options; a document with nothing to judge comes
+    back as its result at once.
 
-    An earlier run's output is looked for first with a walk that stops at its first sign and
-    computes no claim, so a re-run does not pay for a full scan it throws away. A key like
-    ``@sec-2020`` that is a ledger source is a citation (``citations.sourced_crossrefs``); the
-    keys that are sources and labels both come back for their warnings."""
-    changed = False
-    if rerun and scan_document(doc_json, previous_only=True).previous:
-        strip_previous(doc_json, crossref_prefixes(doc_json.get("meta")))
-        changed = True
-    scan = scan_document(doc_json, defer_claims=True)
-    if scan.previous and not changed:  # an earlier run's output: remove it, judge afresh
+    An earlier run's output is undone by the scan itself, each list before the walk reads it
+    (``render.previous.Undo``): a re-run walks its document once, as a first run does. A key
+    like ``@sec-2020`` that is a ledger source is a citation (``citations.sourced_crossrefs``);
+    the keys that are sources and labels both come back for their warnings."""
+    undo = Undo(crossref_prefixes(doc_json.get("meta"))) if rerun else None
+    scan = scan_document(doc_json, defer_claims=True, undo=undo)
+    changed = scan.previous
+    if changed and undo is None:  # the bytes said no earlier output, yet there is: undo it
         strip_previous(doc_json, scan.prefixes)
         scan = scan_document(doc_json, defer_claims=True)
-        changed = True
     options: Options | None = None
     labels: list[str] = []
     if scan.crossrefs and factory is not None:
@@ -627,7 +624,7 @@ def main(
     own_process = argv is None and stdin is None and stdout is None and stderr is None
     kept: list[Any] = []
     try:  # the whole job, in a thread whose stack fits any document pandoc reads
-        from citeledger.ledger.load import gc_paused
+        from citeledger.ledger.outlined import gc_paused
 
         with gc_paused():  # millions of objects, no cycles: the collector's passes are wasted
             code = run_deep(lambda: _filter(raw, fmt, out, err, judge_factory, environ, kept))

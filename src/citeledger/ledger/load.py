@@ -3,7 +3,8 @@
 Reading is on every build's path (the filter loads the ledger each time), so it composes with
 PyYAML's C parser and builds the frozen :mod:`citeledger.model` values in one walk over the
 nodes, keeping each value's line so that every complaint is ``file:line: what — how to fix``.
-The format is ``docs/ledger-format.md``.
+The format is ``docs/ledger-format.md``. A build after the first reaches this module only for
+what the kept parses (``parsed``) do not hold, through ``outlined``, which imports no YAML.
 
 This module must never: write anything; treat a hand-written ``verified: true`` as evidence;
 touch the network.
@@ -13,22 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import gc
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from citeledger.confine import RealPaths, below
 from citeledger.errors import LedgerError
-from citeledger.evidence import usercache
-from citeledger.inputs import file_kind
-from citeledger.ledger import parsed
+from citeledger.ledger import outline, parsed
 from citeledger.ledger.csl import (
     CSL_TYPES,
     CSL_VARIABLES,
@@ -42,6 +38,19 @@ from citeledger.ledger.csl import (
     OBJECT_VARIABLES,
 )
 from citeledger.ledger.identifiers import IdentifierError, validate_identifier
+from citeledger.ledger.outlined import (
+    KeptSources,
+    _kept_or_parsed,
+    _leaves_folder,
+    load_lazy,
+    read_ledger,
+)
+from citeledger.ledger.outlined import _Ctx as _Ctx
+from citeledger.ledger.outlined import _decode as _decode
+from citeledger.ledger.outlined import _read_bytes as _read_bytes
+from citeledger.ledger.outlined import gc_paused as gc_paused
+from citeledger.ledger.outlined import save_parsed as save_parsed
+from citeledger.ledger.outlined import source_text as source_text
 from citeledger.ledger.yamlnodes import (
     TAG_BOOL,
     TAG_FLOAT,
@@ -178,28 +187,18 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
     ``lazy`` (a build): the whole file is parsed and its structure and keys checked, but each
     source is validated and built only when it is first looked up (``_LazySources``), so a page
     citing five keys of a 2,000-source ledger pays for five. Its errors are the same, raised at
-    the lookup. Iterating the sources still validates every one.
+    the lookup. Iterating the sources still validates every one. A build after the first
+    parses nothing but its sources' spans, or none at all (``outlined.load_lazy``).
     """
-    name = os.fspath(path)
-    data = _read_bytes(name)
-    if data is None:
-        raise LedgerError(
-            "the ledger file does not exist",
-            file=name,
-            fix="create it or pass --ledger / citeledger.ledger",
-        )
-    root = os.path.dirname(os.path.abspath(name))
-    usercache.keep_out_of(root)  # before any accelerator of the user's cache is read
-    text = _decode(data, name)
-    if not lazy:
-        return _parse(text, name, root)[0]
-    from citeledger.ledger import outline
+    if lazy:
+        return load_lazy(path)
+    name, _, root, text = read_ledger(path)
+    return _parse(text, name, root)[0]
 
-    where = outline.place(data, root)
-    known = outline.recall(where)
-    sliced = _from_outline(known, text, name, root, where) if known is not None else None
-    if sliced is not None:
-        return sliced
+
+def parse_lazy(text: str, name: str, root: str, where: Path) -> Ledger:
+    """A lazy load with no outline of these bytes yet (kept at ``where``): the whole file
+    parsed, each source built on its first lookup, and the outline remembered."""
     ledger, node = _parse(text, name, root, keep_nodes=True, lazy=True)
     assert isinstance(ledger.sources, _LazySources)
     ledger.sources.kept = parsed.Kept(parsed.place(where, name, root, ledger.allow_files_outside))
@@ -215,85 +214,6 @@ def load_ledger(path: str | os.PathLike[str], *, lazy: bool = False) -> Ledger:
         outline.remember(where, top, spans)
         ledger.sources.hold_text(text, spans)
     return ledger
-
-
-def source_text(sources: Mapping[str, Source], key: str) -> str | None:
-    """The exact text of source ``key`` in its ledger — its lines, comments and all — which
-    with the ledger's folder and ``allow_files_outside`` is everything its ``Source`` is made
-    from. None when it has no text of its own: an eagerly loaded ledger, or one whose sources
-    share a node (an alias) or are written inline."""
-    if isinstance(sources, (_SlicedSources, _LazySources)):
-        return sources.text_of(key)
-    return None
-
-
-def save_parsed(sources: Mapping[str, Source]) -> None:
-    """The end of a build: keep the sources it parsed for the next build of the same bytes
-    (``parsed``); nothing for an eagerly loaded ledger."""
-    kept = (
-        getattr(sources, "kept", None)
-        if isinstance(sources, (_SlicedSources, _LazySources))
-        else None
-    )
-    if kept is not None:
-        kept.save()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Loading allocates tens of thousands of objects and frees none: collecting is wasted (the
-    filter pauses it for its whole run, for the same reason: an AST is a tree, not cycles)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _read_bytes(name: str) -> bytes | None:
-    kind = file_kind(name)
-    if kind not in (None, "missing") and not kind.startswith("unreadable"):
-        raise LedgerError(
-            f"the ledger path is {kind}, not a file",
-            file=name,
-            fix="pass the ledger file itself, e.g. --ledger citeledger.yaml",
-        )
-    try:
-        return Path(name).read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise LedgerError(
-            f"cannot read the ledger: {e.strerror or e}",
-            file=name,
-            fix="check the file's permissions",
-        ) from None
-
-
-def _decode(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise LedgerError(
-            "the ledger is not UTF-8 text",
-            file=name,
-            line=data.count(b"\n", 0, e.start) + 1,
-            fix="save the file as UTF-8",
-        ) from None
-
-
-@dataclass(frozen=True)
-class _Ctx:
-    file: str
-    root: str
-    allow_outside: bool
-    # a thesis's 500 file sources share a folder or two: each resolved once per load
-    realpath: RealPaths = dataclasses.field(default_factory=RealPaths, compare=False, repr=False)
-
-    def error(self, message: str, node: Node | None, fix: str) -> LedgerError:
-        return LedgerError(message, file=self.file, line=line_of(node) if node else None, fix=fix)
 
 
 def _parse(
@@ -421,153 +341,7 @@ def _source_spans(text: str, root: Node) -> dict[str, list[int]] | None:
     return spans
 
 
-def _from_outline(
-    known: Mapping[str, Any], text: str, file: str, root: str, where: Path
-) -> Ledger | None:
-    """The ledger from a remembered outline of these exact bytes (kept at ``where``); None if
-    it is malformed."""
-    try:
-        top = known["top"]
-        spans = {str(k): (int(a), int(b), int(c)) for k, (a, b, c) in known["sources"].items()}
-        ctx = _Ctx(file, root, bool(top["allow"]))
-        sources = _SlicedSources(text, spans, ctx)
-        sources.kept = parsed.Kept(parsed.place(where, file, root, ctx.allow_outside))
-        return Ledger(
-            path=file,
-            root=root,
-            sources=sources,
-            evidence_dir=str(top["evidence"]),
-            allow_files_outside=bool(top["allow"]),
-            trusted_keys=tuple(str(k) for k in top["trusted"]),
-            require_signature=bool(top["require"]),
-            history_head=None if top["head"] is None else str(top["head"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-class _SlicedSources(Mapping[str, Source]):
-    """A remembered outline's sources: each parsed from its own span of the text on its first
-    lookup, with its lines as in the whole file; a span that does not parse as exactly that
-    source (it cannot happen for the bytes it was made from) falls back to a full parse."""
-
-    def __init__(self, text: str, spans: dict[str, tuple[int, int, int]], ctx: _Ctx) -> None:
-        self._text = text
-        self._spans = spans
-        self._ctx = ctx
-        self._built: dict[str, Source] = {}
-        self._full: Mapping[str, Source] | None = None
-        self.kept: parsed.Kept | None = None  # the sources a build parsed from these bytes
-
-    def __getitem__(self, key: str) -> Source:
-        built = self._built.get(key)
-        if built is None:
-            start, end, line = self._spans[key]  # KeyError: not in the ledger
-            with gc_paused():
-                built = self._built[key] = _kept_or_parsed(
-                    key, self.kept, self._ctx, lambda: self._parse(key, start, end, line)
-                )
-        return built
-
-    def _parse(self, key: str, start: int, end: int, line: int) -> Source:
-        try:
-            # the outline was made by a full parse of these bytes, which refused their tags
-            node = compose(self._text[start:end], self._ctx.file, tags_checked=True)
-        except LedgerError:
-            node = None
-        if isinstance(node, MappingNode) and len(node.value) == 1:
-            key_node, value = node.value[0]
-            if isinstance(key_node, ScalarNode) and key_node.value == key:
-                try:
-                    return _relined(_source(key, key_node, value, self._ctx), line)
-                except LedgerError:
-                    pass  # its line is the span's: the full parse raises it at the file's line
-        if self._full is None:
-            self._full = _parse_nodes(self._text, self._ctx.file, self._ctx.root, True)[0].sources
-        return self._full[key]
-
-    def text_of(self, key: str) -> str | None:
-        span = self._spans.get(key)
-        return None if span is None else self._text[span[0] : span[1]]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._spans)
-
-    def __len__(self) -> int:
-        return len(self._spans)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._spans
-
-
-def _kept_or_parsed(
-    key: str, kept: parsed.Kept | None, ctx: _Ctx, parse: Callable[[], Source]
-) -> Source:
-    """Source ``key`` as a build parsed it from these bytes before (``parsed``), when the paths
-    it names still lie where that parse found them; else parsed now, and kept for the next."""
-    if kept is None:
-        return parse()
-    source = kept.get(key)
-    if source is not None and (
-        ctx.allow_outside or not any(_leaves_folder(p, ctx) for p in parsed.paths_of(source))
-    ):
-        return source
-    source = parse()
-    kept.add(source)
-    return source
-
-
-def _relined(source: Source, lines: int) -> Source:
-    """A source parsed from its span, moved to the lines it stands on in the whole file: its own
-    line and every line it holds (quotes, receipts, reviews, withdrawals; the lazy-loading
-    tests compare every ``line`` of every value with a full load's)."""
-
-    def down(value: Any) -> Any:
-        return _moved(value, line=None if value.line is None else value.line + lines)
-
-    def at(line: int | None) -> int | None:
-        return None if line is None else line + lines
-
-    quotes = tuple(
-        _moved(
-            down(q),
-            asserted_line=at(q.asserted_line),  # the hand-written flag's warning names it
-            receipts=tuple(map(down, q.receipts)),
-            reviews=tuple(map(down, q.reviews)),
-        )
-        for q in source.quotes
-    )
-    moved: Source = _moved(
-        down(source),
-        local_copy_line=at(source.local_copy_line),
-        quotes=quotes,
-        withdrawn=None if source.withdrawn is None else down(source.withdrawn),
-        disputed=None if source.disputed is None else down(source.disputed),
-    )
-    return moved
-
-
-def _moved(value: Any, **changes: Any) -> Any:
-    """``dataclasses.replace`` for the values a load just made, without running ``__init__``
-    again (a fifth of the time; a thesis moves 2,500 of them): the fields copied, ``changes``
-    set. The model's dataclasses are frozen, plain and check nothing in ``__init__``."""
-    moved = object.__new__(type(value))
-    state = moved.__dict__
-    old = value.__dict__
-    cls = type(value)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
-    for name in names:
-        state[name] = old[name]
-    state.update(changes)
-    return moved
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-class _LazySources(Mapping[str, Source]):
+class _LazySources(KeptSources):
     """The ledger's sources, each validated and built on its first lookup (then kept)."""
 
     def __init__(self, nodes: dict[str, tuple[Node, Node]], ctx: _Ctx) -> None:
@@ -576,7 +350,6 @@ class _LazySources(Mapping[str, Source]):
         self._built: dict[str, Source] = {}
         self._text = ""
         self._spans: Mapping[str, Sequence[int]] = {}
-        self.kept: parsed.Kept | None = None  # the sources a build parsed from these bytes
 
     def hold_text(self, text: str, spans: Mapping[str, Sequence[int]]) -> None:
         """The ledger's text and each source's span in it (``_source_spans``: only when every
@@ -823,14 +596,6 @@ def _file_path(raw: str, node: Node, ctx: _Ctx, key: str, *, label: str = "file"
             f"the {label} of source '{key}' ({value}) is outside the ledger's folder", node, fix
         )
     return value
-
-
-def _leaves_folder(value: str, ctx: _Ctx) -> bool:
-    """A relative path that is, or now resolves (symbolic links followed), outside the
-    ledger's folder."""
-    root = os.path.normpath(ctx.root)
-    target = os.path.normpath(os.path.join(root, value))
-    return not below(target, root) or not below(ctx.realpath(target), ctx.realpath(root))
 
 
 def _csl_value(name: str, node: Node, ctx: _Ctx, where: str) -> Any:

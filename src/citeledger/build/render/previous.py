@@ -26,6 +26,10 @@ Nothing that holds a ``Cite`` is ever dropped: a flag, callout or audit that con
 made by the filter, and its content stays (the Cite is judged like any other). Unverified
 markers are not undone (a marked marker is skipped by the walk), header-includes and
 ``references`` are not duplicated (their writers check). Never judges, reads files or prints.
+
+The filter undoes within its one scan of the document (``Undo``, handed to ``scan_document``):
+each element list is undone, from its first such element on, before the walk reads it, and what
+the walk does not read is undone whole; ``strip_previous`` undoes a whole document at once.
 """
 
 from __future__ import annotations
@@ -108,7 +112,7 @@ class _Stripper:
                 node[edited[0]] = cite  # a paragraph's usual wrapper: nothing moves
                 inner.append(cite)
             elif edited:
-                node[:], made = self._edit(node, edited)
+                node[:], made, _ = self._edit(node, edited)
                 inner += made
             for child in inner:
                 if isinstance(child, dict) and len(child) == 2 and "t" in child:
@@ -169,11 +173,13 @@ class _Stripper:
         ]
         return self._edit(elements, edited)[0] if edited else list(elements)
 
-    def _edit(self, elements: list[Json], edited: list[int]) -> tuple[list[Json], list[Json]]:
-        """``elements`` with the Spans, Divs and block quotes at ``edited`` undone, and what
-        was put in their place (to be walked into); every other element is kept as it is."""
+    def _edit(self, elements: list[Json], edited: list[int]) -> tuple[list[Json], list[Json], int]:
+        """``elements`` with the Spans, Divs and block quotes at ``edited`` undone, what was
+        put in their place (to be walked into), and how many leading elements are kept as they
+        were (a blank before the first edited one may go); every other element is kept."""
         out: list[Json] = []
         made: list[Json] = []
+        kept_before = edited[0] if edited else len(elements)
         prev = 0
         for i in edited:
             out += elements[prev:i]
@@ -208,6 +214,7 @@ class _Stripper:
                         made += kept_inlines
                     elif not _SPACED.isdisjoint(classes) and out and out[-1].get("t") in _BLANKS:
                         out.pop()  # a Markdown writer may have wrapped the line there
+                        kept_before = min(kept_before, len(out))
                     continue
                 if CLAIM_CLASS in classes and el["c"][0][0].startswith(CLAIM_ANCHOR_PREFIX):
                     el["c"][0][0] = ""
@@ -215,7 +222,7 @@ class _Stripper:
             out.append(el)
             made.append(el)
         out += elements[prev:]
-        return out, made
+        return out, made, kept_before
 
     def unwrap(self, span: Json) -> list[Json]:
         """A wrapper's content without the filter's inlines, its stored selectors restored."""
@@ -237,6 +244,49 @@ class _Stripper:
         else:
             span["c"][1] = self.elements(content)
         return _without_ours(span)
+
+
+class Undo:
+    """The same undo, one element list at a time, for the scan's walk
+    (``scan_document(undo=…)``): a re-run then walks its document once, undoing each list as
+    the walk meets the first of the filter's elements in it, instead of walking it twice.
+
+    ``tail`` undoes a list from a position on (what stands before it was walked already and
+    holds nothing to undo); ``value`` and ``cite`` undo, whole, what the walk does not read
+    (a Cite's prefixes and suffixes, a figure's image, metadata no reader sees)."""
+
+    def __init__(self, prefixes: tuple[str, ...] = CROSSREF_PREFIXES) -> None:
+        self._stripper = _Stripper(prefixes)
+
+    def tail(self, elements: list[Json], at: int) -> int:
+        """Undo ``elements[at:]`` in place; the position from which the list is new."""
+        edited = [
+            i
+            for i in range(at, len(elements))
+            if isinstance(el := elements[i], dict) and el.get("t") in _EDITED
+        ]
+        if not edited:
+            return len(elements)
+        elements[:], _, kept = self._stripper._edit(elements, edited)
+        return kept
+
+    @staticmethod
+    def lone_cite(span: Json) -> Json | None:
+        """The Cite that stands for ``span`` when the undo replaces it by that Cite alone."""
+        return _lone_cite(span)
+
+    @staticmethod
+    def undoes_block(block: Json) -> bool:
+        """Is ``block`` a Div or block quote the undo removes or unwraps?"""
+        if block["t"] == "Div":
+            return not _OUR_BLOCKS.isdisjoint(block["c"][0][1])
+        return is_alert(block)
+
+    def value(self, node: Json) -> None:
+        self._stripper.value(node)
+
+    def cite(self, c: Json) -> None:
+        self._stripper.cite(c)
 
 
 def _judged_count(span: Json) -> int:
