@@ -317,6 +317,63 @@ def test_an_initial_ends_no_sentence_for_an_ellipsis() -> None:
     assert locate(text, "The report was sent to the U.S. Army … said the plan").found
 
 
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The double bond in the product is trans. The cis isomer was never observed in "
+            "any sample.",
+            "The double bond in the product is trans … never observed in any sample",
+        ),
+        (
+            "Das Merkmal sitzt auf einem Gen. Es wurde in keiner Probe gefunden.",
+            "Das Merkmal sitzt auf einem … in keiner Probe gefunden",
+        ),
+        (
+            "Recovery was fastest with PT. The surgery group recovered more slowly than any other.",
+            "Recovery was fastest with … recovered more slowly than any other",
+        ),
+        (
+            "The drug was tested in patients with MS. The placebo group showed no change at all.",
+            "The drug was tested in patients with … showed no change at all",
+        ),
+        (
+            "The effect was first reported by Smith et al. The later trials found nothing of "
+            "the kind.",
+            "The effect was first reported by Smith … found nothing of the kind",
+        ),
+        (
+            "The vote was held in the U.S. The Senate rejected the bill by a wide margin.",
+            "The vote was held in the … rejected the bill by a wide margin",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_join_sentences_at_an_abbreviation_that_is_also_a_word(
+    source: str, quote: str
+) -> None:
+    """The one abbreviation list is wide ("trans.", "Gen.", "Rep.", "Col.", "et al."): a build
+    reading "is trans. The" as one sentence only makes a claim longer, but the ellipsis check
+    reading it so let a bare "…" join two sentences into a claim the source never makes. The
+    check reads a full stop after an abbreviation that is also a word, a name or an acronym as
+    a sentence end; a join the quote marks is still found."""
+    found = locate(source, quote)
+    assert not found.found
+    assert "joins two sentences" in " ".join(found.differences)
+
+
+def test_a_marked_join_at_an_abbreviation_that_is_also_a_word_is_found() -> None:
+    src = (
+        "The double bond in the product is trans. The cis isomer was never observed in any sample."
+    )
+    assert locate(src, "The double bond in the product is trans. … The cis isomer was never").found
+    # an abbreviation before a name stays one: nothing ends at "Dr."
+    found = locate(
+        "The study led by Dr. Jones and her team was published in the spring.",
+        "The study led by Dr. Jones … was published in the spring",
+    )
+    assert found.found, found.differences
+
+
 def test_an_ellipsis_over_a_bare_full_stop_is_an_unmarked_sentence_join() -> None:
     """The word before the omitted full stop is the fragment's last word ("proceed"), not an
     initial: the join of two sentences must be marked, even when nothing else is left out."""

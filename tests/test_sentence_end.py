@@ -182,3 +182,15 @@ def test_numbers_never_split(parts: list[int], mark: str, tail: str) -> None:
     for i in range(start, start + len(number)):
         if text[i] in TERMINALS:
             assert sentence_end(text, i) is None
+
+
+def test_the_cautious_reading_ends_a_sentence_at_an_abbreviation_that_is_also_a_word() -> None:
+    """The build reads "is trans. The" as one sentence (a longer claim, harmless); the locator's
+    check for an omission across a sentence end may not (a missed end is a false accept)."""
+    from citeledger.sentence_end import sentence_ends
+
+    for text in ("It is trans. The cis form", "Smith et al. The later", "the U.S. The Senate"):
+        assert [e for e, _ in sentence_ends(text, cautious=True)], text
+    for text in ("by Dr. Smith", "see e.g. The Times", "ca. 1500 by", "Fig. 3 shows", "J. Smith"):
+        assert not [e for e, _ in sentence_ends(text, cautious=True)], text
+    assert not [e for e, _ in sentence_ends("It is trans. The cis form")]

@@ -54,6 +54,16 @@ _NUMBERING_WORDS = """
     jan feb mar apr jun jul aug sep sept oct nov dec
     """
 NUMBERING = frozenset(_NUMBERING_WORDS.split())
+# The abbreviations a full stop after which ends no sentence in any text: each stands before
+# what it shortens (a name, a number, an example). The rest of the list are also words, names
+# or acronyms ("is trans. The", "auf einem Gen. Es", "with PT. The", "Smith et al. The",
+# "in the U.S. The"), so a reader who must not miss a sentence end — the locator asking whether
+# an omission runs across one (``cautious``) — counts a full stop after them as one.
+_NEVER_ENDING_WORDS = """
+    e.g i.e eg ie cf vs viz approx resp fig figs eq eqs pp vol vols tbl thm appx
+    dr mr mrs prof capt sgt bzw bzgl vgl ggf evtl
+    """
+NEVER_ENDING = frozenset(_NEVER_ENDING_WORDS.split())
 # a number after a numbering word: digits, or a Roman numeral of two letters or more
 _NUMBER = re.compile(r"\s*[\"'(\[\u201c\u2018]*(?:\d|[IVXLC]{2,}\b)")
 
@@ -64,14 +74,19 @@ _FOLLOWING = frozenset(ATTACHED + ".,;:")  # what a sentence end may take along 
 _CANDIDATE = re.compile("[" + re.escape(TERMINALS + HARD_BREAK) + "]")
 
 
-def is_abbreviation(word: str, numbered: bool = False) -> bool:
+def is_abbreviation(word: str, numbered: bool = False, cautious: bool = False) -> bool:
     """Whether a full stop right after ``word`` ends no sentence: a listed abbreviation, an
     initial ("J. R. R. Tolkien"), dotted short parts ("U.S", "e.g", "ph.d"), or a numbering
-    word when a number follows (``numbered``: "No. 5")."""
+    word when a number follows (``numbered``: "No. 5"). ``cautious``: only an abbreviation that
+    is no word of its own (``NEVER_ENDING``), an initial or a numbering word before a number."""
     if not word:
         return False
     w = word.lower()
-    if w in ABBREVIATIONS or (numbered and w in NUMBERING):
+    if numbered and (w in NUMBERING or (cautious and w in ABBREVIATIONS)):
+        return True  # "No. 5"; cautious, any listed one before a number: "ca. 1500", "Sec. 3"
+    if cautious:
+        return w in NEVER_ENDING or (len(word) == 1 and word.isalpha())
+    if w in ABBREVIATIONS:
         return True
     if len(word) == 1:
         return word.isalpha()
@@ -92,9 +107,11 @@ def word_before(text: str, i: int) -> str:
     return text[j:i].lstrip(_WORD_OPENERS)
 
 
-def sentence_end(text: str, i: int) -> int | None:
+def sentence_end(text: str, i: int, cautious: bool = False) -> int | None:
     """Where the sentence ends if the terminal mark at ``text[i]`` ends one (after its closing
-    marks and the ``ATTACHED`` characters that belong to it), else None."""
+    marks and the ``ATTACHED`` characters that belong to it), else None. ``cautious``: where a
+    sentence may end (``is_abbreviation``'s cautious reading), for a check that must not miss
+    one."""
     n = len(text)
     j = i + 1
     while j < n and (text[j] in TERMINALS or text[j] in CLOSERS):
@@ -103,7 +120,9 @@ def sentence_end(text: str, i: int) -> int | None:
         c = text[j]
         if not (c.isspace() or c == ATTACHED):
             return None  # inside a token: 3.5, e.g.x, example.com
-    if text[i] == "." and is_abbreviation(word_before(text, i), _NUMBER.match(text, j) is not None):
+    if text[i] == "." and is_abbreviation(
+        word_before(text, i), _NUMBER.match(text, j) is not None, cautious
+    ):
         return None
     # what follows: spaces, the characters attached to this sentence, stray punctuation
     k = j
@@ -118,9 +137,11 @@ def sentence_end(text: str, i: int) -> int | None:
     return k
 
 
-def sentence_ends(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tuple[int, int]]:
+def sentence_ends(
+    text: str, lo: int = 0, hi: int | None = None, cautious: bool = False
+) -> Iterator[tuple[int, int]]:
     """Each sentence end whose mark stands in ``text[lo:hi]``, in order: (where the sentence
-    ends, where the next one's text starts, past the space)."""
+    ends, where the next one's text starts, past the space); ``cautious`` as ``sentence_end``."""
     n = len(text)
     at = lo
     for m in _CANDIDATE.finditer(text, lo, n if hi is None else min(n, hi)):
@@ -130,7 +151,7 @@ def sentence_ends(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tup
         if text[i] == HARD_BREAK:
             end, nxt = i, i + 1
         else:
-            found = sentence_end(text, i)
+            found = sentence_end(text, i, cautious)
             if found is None:
                 continue
             end = nxt = found

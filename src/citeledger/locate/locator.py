@@ -1179,7 +1179,7 @@ def _ends_sentence(text: str, x: int) -> bool:
         i += 1
     if i >= len(text) or text[i] not in TERMINALS:
         return text[x : x + 1] not in TERMINALS
-    return source_sentence_end(text, i) is not None
+    return source_sentence_end(text, i, cautious=True) is not None
 
 
 def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[str]) -> bool:
@@ -1194,7 +1194,9 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     while lo > 0 and text[lo - 1].isalnum():
         lo -= 1
     # a sentence end of the source's from the word before the gap to its last mark
-    crosses = next(sentence_ends(text, max(0, lo - 1), y), None) is not None
+    # (cautious: a full stop after an abbreviation that is also a word — "is trans. The" —
+    # may end a sentence, and a join the check misses is a false accept)
+    crosses = next(sentence_ends(text, max(0, lo - 1), y, cautious=True), None) is not None
     if crosses and (short or not ended):
         problems.append(
             "the ellipsis joins two sentences: end the fragment before it with its sentence's "
