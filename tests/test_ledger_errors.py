@@ -120,3 +120,14 @@ def test_error_file_is_the_path_as_given(tmp_path: Path, monkeypatch: pytest.Mon
     Path("book.yaml").write_text("sources:\n  k:\n    doi: 10.1/x\n", "utf-8")
     err = load_error("book.yaml")
     assert str(err).startswith("book.yaml:3: ")
+
+
+@pytest.mark.parametrize("name", ["a\\nContent-Length: 7\\nX: .txt", "a\\tb.txt", "a\\u2028b.txt"])
+def test_a_file_path_with_a_control_character_is_refused(tmp_path: Path, name: str) -> None:
+    """A line break in a path went into the evidence's WARC headers as headers of its own (a
+    forged Content-Length): the ledger names the line and what to fix instead."""
+    ledger = tmp_path / "citeledger.yaml"
+    ledger.write_text(f'sources:\n  s:\n    file: "{name}"\n', "utf-8")
+    err = load_error(str(ledger))
+    assert_one_line(err, str(ledger), 3)
+    assert "control character" in err.message

@@ -290,3 +290,23 @@ def test_warcio_reads_every_record_back_with_its_digests(tmp_path: Path) -> None
         assert loaded.ok, loaded.problems
         assert loaded.body_sha256 == body_sha and loaded.text == EXTRACTED.text
     assert kinds[2] == "revisit"
+
+
+def test_a_line_break_in_a_header_value_never_makes_a_header_of_its_own() -> None:
+    """A value holding CR/LF would end its header and start another (a forged Content-Length);
+    it is written on one line, percent-encoded, so warcio reads back the headers written."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    data = warc_write.member(
+        [("WARC-Type", "resource"), ("WARC-Citeledger-Status", "200\r\nContent-Length: 7")],
+        b"the body",
+        "text/plain",
+    )
+    read = [
+        (dict(rec.rec_headers.headers), rec.raw_stream.read())
+        for rec in ArchiveIterator(io.BytesIO(data))
+    ]
+    assert len(read) == 1
+    headers, body = read[0]
+    assert headers["WARC-Citeledger-Status"] == "200%0D%0AContent-Length: 7"
+    assert headers["Content-Length"] == str(len(b"the body")) and body == b"the body"

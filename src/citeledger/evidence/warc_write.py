@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import hashlib
+import re
 import uuid
 import zlib
 from collections.abc import Sequence
@@ -44,7 +45,9 @@ def http_block(start: str, protocol: str, headers: Fields) -> bytes:
     """An HTTP message's start line and headers as warcio stores them (``StatusAndHeaders``):
     ASCII, or its percent-encoding of headers that are not (rare: warcio's own code does it)."""
     line = f"{protocol} {start}" if protocol and start else protocol or start
-    text = (f"{line}\r\n" if line else "") + "".join(f"{k}: {v}\r\n" for k, v in headers)
+    text = (f"{_field(line)}\r\n" if line else "") + "".join(
+        f"{k}: {_field(v)}\r\n" for k, v in headers
+    )
     try:
         return text.encode("ascii") + b"\r\n"
     except UnicodeEncodeError:
@@ -54,9 +57,20 @@ def http_block(start: str, protocol: str, headers: Fields) -> bytes:
         return bytes(parsed.to_ascii_bytes())
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _field(value: object) -> str:
+    """A header value on one line: a control character (a line break would start a header of
+    its own, a forged Content-Length) percent-encoded, so what is read back differs from what
+    the receipt says and the evidence is judged tampered, never read as other headers."""
+    text = str(value)
+    return _CONTROL.sub(lambda m: f"%{ord(m.group()):02X}", text) if _CONTROL.search(text) else text
+
+
 def member(fields: Fields, block: bytes, content_type: str) -> bytes:
     """One record, gzipped on its own: its fields, then the block's digest, type and length."""
-    head = "".join(f"{k}: {v}\r\n" for k, v in fields)
+    head = "".join(f"{k}: {_field(v)}\r\n" for k, v in fields)
     head += f"WARC-Block-Digest: {digest(block)}\r\n"
     head += f"Content-Type: {content_type}\r\nContent-Length: {len(block)}\r\n\r\n"
     gz = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS + 16)
@@ -77,7 +91,7 @@ def warcinfo(filename: str, info: Fields) -> bytes:
         ("WARC-Filename", filename),
         ("WARC-Date", warc_now()),
     ]
-    block = "".join(f"{k}: {v}\r\n" for k, v in info if v).encode("utf-8")
+    block = "".join(f"{k}: {_field(v)}\r\n" for k, v in info if v).encode("utf-8")
     return member(fields, block, "application/warc-fields")
 
 

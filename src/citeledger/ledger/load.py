@@ -583,6 +583,15 @@ def _file_path(raw: str, node: Node, ctx: _Ctx, key: str, *, label: str = "file"
             node,
             f"write url: for a web address, or a path relative to the ledger for {label}:",
         )
+    control = next(
+        (c for c in value if ord(c) < 32 or ord(c) == 127 or c in "\x85\u2028\u2029"), None
+    )
+    if control is not None:
+        raise ctx.error(
+            f"the {label} of source '{key}' holds a control character ({control!r})",
+            node,
+            "rename the file without line breaks, tabs or other control characters",
+        )
     if ctx.allow_outside:
         return value
     fix = (
