@@ -36,6 +36,7 @@ from citeledger.locate.context import (
     referent_problem,
 )
 from citeledger.locate.edits import CUT_REASON
+from citeledger.locate.layout import interruptions
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.numbers import cut_number_problem
 from citeledger.locate.wordlists import (
@@ -176,11 +177,30 @@ def _locate_paged(
     prepared: Prepared, quote: str, page_starts: Sequence[int], hint: int | None
 ) -> LocateResult:
     result = _locate(prepared, quote, hint)
-    if result.found or not page_starts:
+    if result.found:
         return result
-    view = _without_furniture(prepared, page_starts)
-    if view is None:
-        return result
+    # the pages' running headers set aside, then the lines the layout set inside a sentence too
+    # (a caption the quote holds after a header is the quote's)
+    for layout in (False, True):
+        view = _without_furniture(prepared, page_starts, layout)
+        if view is not None:
+            got = _in_view(prepared, quote, hint, view, result, page_starts)
+            if got.found:
+                return got
+            result = got
+    return result
+
+
+def _in_view(
+    prepared: Prepared,
+    quote: str,
+    hint: int | None,
+    view: tuple[Prepared, _View],
+    result: LocateResult,
+    page_starts: Sequence[int],
+) -> LocateResult:
+    """The quote found in ``view`` (the text with lines set aside), as a span of the source, or
+    the refusal that says more."""
     sub, back = view
     again = _locate(sub, quote, None if hint is None else _to_view(back, hint))
     if not again.found or again.char_start is None or again.char_end is None:
@@ -190,8 +210,9 @@ def _locate_paged(
             return again  # its nearest passage, without the header in the way, says more
         return result
     cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
-    if not any(cs < p < ce for p in page_starts):
-        return result  # the header is not inside this span: nothing was skipped for it
+    if ce - cs == again.char_end - again.char_start:
+        return result  # no line set aside is inside this span: nothing was skipped for it
+    paged = any(cs < p < ce for p in page_starts)
     edits = tuple(
         Edit(
             e.kind,
@@ -211,7 +232,11 @@ def _locate_paged(
         source_quote=prepared.text[cs:ce],
         score=again.score,
         ambiguous=again.ambiguous,
-        reason="skipped a running header or footer at a page break"
+        reason=(
+            "skipped a running header or footer at a page break"
+            if paged
+            else "skipped a footnote marker or a figure the layout set inside the sentence"
+        )
         + (f"; {again.reason}" if again.reason else ""),
     )
 
@@ -526,13 +551,17 @@ def _line_key(line: str) -> str:
 
 
 def _without_furniture(
-    prepared: Prepared, page_starts: Sequence[int]
+    prepared: Prepared, page_starts: Sequence[int], layout: bool = False
 ) -> tuple[Prepared, _View] | None:
-    key = ("furniture", tuple(page_starts))
+    key = ("furniture", tuple(page_starts), layout)
     cache = prepared.cache
     if key not in cache:
+        # the pages' headers and footers, and with ``layout`` the lines the layout set inside
+        # a sentence (locate.layout)
         ranges = _furniture(prepared.text, page_starts)
-        if not ranges:
+        inside = interruptions(prepared.text) if layout else []
+        ranges = sorted(ranges + inside)
+        if not ranges or (layout and not inside):
             cache[key] = None
         else:
             text = prepared.text

@@ -1,0 +1,87 @@
+"""Lines a PDF's layout sets inside a sentence: a footnote marker, a figure and its caption.
+
+A PDF's text puts a footnote's marker on a line of its own ("signed into law by\\n1\\nPresident
+Clinton"), and a figure's axis labels and caption between two lines of one sentence ("two 160GB
+IDE\\n20 40 60 80 100\\nSeconds\\n…\\nFigure 2: Data transfer rate over time\\ndisks, and a"). A
+reader skips them; a quote that leaves them out is honest (docs/editorial-marks.md, "Lines of
+the layout"). Each is recognised by its shape alone, between two lines of running prose, so that
+no number of the prose itself can be skipped.
+
+Must never: skip anything but whole lines; skip a line whose neighbours are not prose lines of
+one sentence (the line before ends in a word, not a sentence's end).
+"""
+
+from __future__ import annotations
+
+import re
+
+from citeledger.locate.wordlists import NUMBER_PHRASE_ENDS
+
+PROSE_LINE = 30  # characters: a line of running text, not a table cell or an axis label
+LABEL_LINE = 25  # characters: at most, a figure's axis label or tick values
+
+# the line before goes on (it ends with a word or a comma, no sentence end), a prose line
+_BEFORE = re.compile(rf"[^\n]{{{PROSE_LINE - 1},}}[\w,]$")
+# ... and before a marker, with a word of two letters or more: after "R" or "x" the digit is
+# a power or an index the extraction set on its own line ("R\n2\nstimmt" is R², not R)
+_BEFORE_MARKER = re.compile(r"(?:^|\s)[^\W\d_]{2,}$")
+_MARKER = re.compile(r"[1-9][0-9]?|[*\u2020\u2021]")
+# a figure's label: tick values, or a word with a capital ("Seconds", "Input (MB/s)", "(a)"),
+# never a line of prose in lower case ("leader.", "recalled began")
+_LABEL = re.compile(r"[\d\s.,\-\u2212%()]+|\(?[A-Z0-9][^\n]*")
+_CAPTION = re.compile(r"(?:Figure|Fig\.|Table)\s+\d+[.:]\s+\S[^\n]*")
+
+
+def _caption_ends(caption: str, prose: str) -> bool:
+    """Whether a caption ends on its line: shorter than the prose line before (a full line
+    may wrap) and not ending with a hyphen or a word that goes on ("and", "of", "the")."""
+    words = caption.split()
+    return (
+        len(caption.strip()) < len(prose.strip())
+        and not caption.rstrip().endswith(("-", "\u00ad"))
+        and words[-1].lower() not in NUMBER_PHRASE_ENDS
+    )
+
+
+def interruptions(text: str) -> list[tuple[int, int]]:
+    """The ranges of ``text`` (whole lines, their line breaks included) that the layout set
+    inside a sentence: a footnote marker alone on its line, or a figure's labels and caption."""
+    out: list[tuple[int, int]] = []
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    i = 1
+    while i < len(lines) - 1:
+        if not _BEFORE.search(lines[i - 1]):
+            i += 1
+            continue
+        if (
+            _MARKER.fullmatch(lines[i].strip())
+            and _BEFORE_MARKER.search(lines[i - 1])
+            and len(lines[i + 1]) >= PROSE_LINE
+            and lines[i + 1][:1].isalpha()  # not "\f" (a page number) nor ", weil"
+        ):
+            out.append((starts[i], starts[i + 1]))  # "by\n1\nPresident Clinton on …"
+            i += 2
+            continue
+        j = i
+        while (
+            j < len(lines) - 1
+            and len(lines[j]) <= LABEL_LINE
+            and _LABEL.fullmatch(lines[j].strip())
+            and not _CAPTION.fullmatch(lines[j].strip())
+            and j - i < 40
+        ):
+            j += 1
+        if (
+            _CAPTION.fullmatch(lines[j].strip())
+            and _caption_ends(lines[j], lines[i - 1])
+            and j + 1 < len(lines)
+            and lines[j + 1][:1].islower()
+        ):
+            out.append((starts[i], starts[j + 1]))  # the figure, its caption: the sentence goes on
+            i = j + 2
+            continue
+        i += 1
+    return out
