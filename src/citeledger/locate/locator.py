@@ -39,6 +39,7 @@ from citeledger.locate.edits import CUT_REASON
 from citeledger.locate.layout import interruptions
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.numbers import cut_number_problem
+from citeledger.locate.omissions import omission_problem
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
@@ -1241,7 +1242,11 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
-    lone = _LETTERS.findall(read)
+    framed = omission_problem(read, text, y)
+    if framed is not None:
+        problems.append(framed)
+        return False
+    lone = _COMPOUNDS.findall(read)  # "user-supplied" is one word
     if (
         len(lone) == 1
         and lone[0].lower() not in STOPWORDS
@@ -1313,6 +1318,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     return True
 
 
+_COMPOUNDS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)*")
 _OMITTED_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
 _NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
 _PAREN_ASIDE = re.compile(r"\([^()]*\)")

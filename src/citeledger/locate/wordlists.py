@@ -47,6 +47,13 @@ HEDGES = _wordset(
     assumed expected predicted projected typically normally commonly frequently regularly
     necessarily inevitably certainly definitely clearly obviously surely undoubtedly
     """
+    # an attempt is not an achievement: "systems that try to learn thresholds" are not
+    # "systems that … learn thresholds"
+    """
+    try tries tried trying attempt attempts attempted attempting
+    tente tentent tenté tenter essaie essaient essayé essayer versucht versuchen versuchte
+    intenta intentan intentó intentar tenta tentam tentou tentar cerca cercano tentato
+    """
 )
 QUANTIFIERS = _wordset(
     """
@@ -54,7 +61,7 @@ QUANTIFIERS = _wordset(
     wholly fully completely totally none half majority minority just merely simply solely
     purely exclusively mere sole little enough numerous plenty per maximum minimum average
     median total everything anything something everyone anyone someone everybody anybody
-    somebody everywhere anywhere somewhere remaining
+    somebody everywhere anywhere somewhere remaining others
     """
 )
 # Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
@@ -84,7 +91,7 @@ NEGATIVE_WORDS = _wordset(
     disadvantage misleading fail fails failed failure lack lacks lacked lacking absent absence
     instead except excepting unless only neglect neglected refuse refused reject rejected deny
     denied prevent prevents prevented against excluding exclude excludes excluded besides
-    barring minus contrary
+    barring minus contrary exempt exempts exempted exempting exemption exemptions failing
     """
 )
 # Words that open a qualification or a contrast: "effective in most patients but caused
