@@ -29,8 +29,10 @@ from citeledger.locate.wordlists import (
     DATE_WORDS,
     DISCOURSE_AFTER_IN,
     DISCOURSE_AFTER_THE,
+    FUNCTION_WORDS,
     HEDGES,
     LINE_GOES_ON,
+    NUMBER_PHRASE_ENDS,
     PART_QUANTIFIERS,
     REFERENCES,
     SAYING,
@@ -133,6 +135,12 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     # a quote of three words or fewer names a thing and claims nothing of it ("deep words"
     # of "Some deep words of the page"): the part and hedge rules read longer ones
     part = _LEAD_PART.search(lead) if len(_WORD.findall(text[cs:ce])) > 3 else None
+    if part is not None and part.group("q").lower() not in PART_QUANTIFIERS:
+        # "Most nonemergency ⟦repair … is halted": the part's noun keeps one modifier before
+        # the quote ("nonemergency"), which no verb, function word or attribution is
+        held = _LEAD_PART_MOD.search(lead)
+        if held is not None and held.group("m").lower() not in _NOT_MODIFIER:
+            part = held
     if (
         part is not None
         and part.group("q").lower() in PART_QUANTIFIERS
@@ -159,17 +167,30 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
     if lead.strip(" \t\n\"'(\u201c\u2018["):
         # no sentence end in the stretch read: its opening is not seen, only its last clause
         opened = start == 0 or start > cs - LOOK_BEFORE
-        problem = _lead_problem(lead, opened)
+        problem = _lead_problem(lead, opened, _FIGURE.search(text, cs, ce) is not None)
         if problem:
             return problem
+    half = _NOT_ONLY.search(text, cs, ce)
+    if half is not None and not _BUT_WORD.search(text, half.end(), ce):
+        but = _BUT_WORD.search(text, ce, end)
+        if but is not None:
+            # "determined not only by the function" of "… not only by the function, but also
+            # by the database itself": the quote keeps half of a pair and drops the other
+            return (
+                f"the quote keeps the source's '{' '.join(half.group().split())}' and stops "
+                f"before its '{but.group()}': quote both halves"
+            )
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
         return None  # the quote ends where the source's sentence does
-    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 20) : ce])
+    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 80) : ce])
 
 
-def _lead_problem(lead: str, opened: bool = True) -> str | None:
+def _lead_problem(lead: str, opened: bool = True, figure: bool = False) -> str | None:
     if _AFTER_FULL_STOP.search(lead):
         return None  # the quote starts a sentence of the source ("No. The plan", "Dr. Smith")
+    # an aside between the frame and the quote frames nothing: "we argue that (opposed to
+    # PageRank) ⟦…" is read as "we argue that ⟦…"
+    lead = _ASIDE_BEFORE.sub(" ", lead)
     words = _WORD.findall(lead)
     if not words:
         return None
@@ -179,7 +200,7 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
     if _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
-        frame = (_fronted_frame(words) or _fronted_scope(lead)) if opened else None
+        frame = (_fronted_frame(words) or _fronted_scope(lead, figure)) if opened else None
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
@@ -190,16 +211,21 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
         parts = _SUBCLAUSE.split(lead)
         sub = parts[-1]
         if len(parts) > 1:
-            frame = _fronted_frame(_WORD.findall(sub)) or _fronted_scope(sub)
+            frame = _fronted_frame(_WORD.findall(sub)) or _fronted_scope(sub, figure)
             if frame is not None:
                 return (
                     f"the quote starts after '{_first_words(sub.strip())}', whose '{frame}' "
                     "governs what it says: quote its clause from its start"
                 )
         return None
-    # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…":
-    # the words before a "that" (three at most) make what follows someone's report or view
-    if low and low[-1] in ("that", "whether"):
+    # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…",
+    # "arguant notamment que ⟦…", "behauptet, dass ⟦…": the words before a "that" (three at
+    # most; German puts a comma before "dass") make what follows someone's report or view
+    if low and low[-1] in _THAT and len(cwords) == 1:
+        head = lead[: lead.rfind(clause)].rstrip()[:-1]  # the clause before its comma
+        before = _TOKEN.findall(_CLAUSE_BREAK.split(head)[-1])
+        cwords = [*before[-4:], *cwords]
+    if low and low[-1] in _THAT:
         frame = next((w for w in reversed(cwords[-5:-1]) if _frames(w) or is_negation(w)), None)
         if frame is not None and is_negation(frame):
             return (
@@ -251,18 +277,22 @@ def _hedge_adverb(word: str) -> bool:
     return w in HEDGES and (w.endswith("ly") or w in ("perhaps", "maybe", "often", "sometimes"))
 
 
-def _fronted_scope(lead: str) -> str | None:
+def _fronted_scope(lead: str, figure: bool = False) -> str | None:
     """The preposition of a fronted scope or time the quote's clause holds in, or None: "In
     the extreme cold, ⟦…", "Within months of the acquisition, Forte said, ⟦…". The phrase is
-    short and ends at the sentence's first comma; after it, nothing or an attribution."""
+    short and ends at the sentence's first comma; after it, nothing or an attribution. A date
+    ("In 1960,", "By May 2020,") is a scope only of a ``figure``: a count or share holds then."""
     phrase, _, after = lead.partition(",")
     rest = [w.lstrip(_MARKERS) for w in _WORD.findall(phrase)]
     while rest and rest[0].lower() in CONNECTIVES:
         rest = rest[1:]
-    if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
-        return None
     between = [w.lower() for w in _WORD.findall(after)]
     if between and not (len(between) <= 4 and any(w in SAYING_AFTER for w in between)):
+        return None
+    if figure and rest and rest[0].lower() in _DATE_OPENERS and _DATED.search(phrase):
+        # "In 1960, ⟦women held 27 percent of computing jobs": the figure is that year's
+        return str(rest[0])
+    if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
         return None
     return rest[0] if rest[0].lower() != "in" or _scope(rest[1:6]) else None
 
@@ -312,7 +342,38 @@ def _tail_problem(tail: str, end: str = "") -> str | None:
             f"the quote stops before the source's '{said}', whose attribution makes it "
             "someone's report, not the source's claim: quote the attribution too"
         )
-    after = " ".join(w.lower() for w in _WORD.findall(tail[m.end() : m.end() + 40])[:3])
+    ahead = _WORD.findall(tail[m.end() : m.end() + 60])
+    after = " ".join(w.lower() for w in ahead[:3])
+    negated = any(is_negation(w) for w in _TOKEN.findall(_CLAUSE_BREAK.split(end)[-1]))
+    if m.group("p") and ahead[:1] and ahead[0].lower() in _BUT and not negated:
+        took = _takes_back(ahead[1:3])
+        if took is not None:
+            # "requires claims to be registered …, but exempts many foreign works", "…, but
+            # only in mice": the contrast takes back part of what the quote says (after a
+            # negated clause it corrects it: "ne serait pas surveillé, mais uniquement …")
+            return (
+                f"the quote stops before the source's '{ahead[0]} … {took}', which takes back "
+                "part of what it says: quote up to the end of that clause"
+            )
+    if not m.group("p"):
+        clause = _WORD.findall(_CLAUSE_END.split(tail[m.end() :], maxsplit=1)[0])[:6]
+        k = next((k for k, w in enumerate(clause) if w.lower() in _NOT_ATTRIBUTION), 6)
+        limit = next(
+            (
+                w
+                for j, w in enumerate(clause[:k])
+                if w.lower() in _LIMIT_LAST
+                and not (j and is_negation(clause[j - 1]))
+                and not (j and clause[j - 1].lower() in REFERENCES)
+            ),
+            None,  # "leads to not only …", "for the only customer", "its only" limit nothing
+        )
+        if limit is not None:
+            # "thaws" of "thaws in frozen ground only": the phrase it goes on with is bounded
+            return (
+                f"the quote stops before the source's '{' '.join(clause[:k])}', whose "
+                f"'{limit}' limits what it says: quote up to the end of that phrase"
+            )
     opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
     last = _WORD.findall(end)[-1:]
     for phrase in opened:
@@ -323,6 +384,44 @@ def _tail_problem(tail: str, end: str = "") -> str | None:
                 f"the quote stops before the source's '{phrase}', which limits what it says: "
                 "quote up to the end of that phrase"
             )
+    return None
+
+
+# the contrast words that open a clause after the source's comma, in every language
+# FUNCTION_WORDS covers, and the last words of a clause that bound it ("in frozen ground only")
+_BUT = frozenset({"but", "yet", "mais", "aber", "sondern", "pero", "sino", "mas", "ma"})
+_LIMIT_LAST = frozenset(
+    {"only", "alone", "seulement", "uniquement", "nur", "solamente", "únicamente", "somente"}
+)
+_EXCEPTS = ("except", "exempt", "exclud", "sauf", "excepté", "außer", "ausgenommen", "salvo")
+# the words that open a scope after a "not": "but not in children", "mais pas chez l'homme"
+_SCOPE_AFTER_NOT = SCOPE_OPENERS | frozenset(
+    {"for", "at", "on", "when", "if", "after", "before", "among", "with", "dans", "pour", "en"}
+    | {"chez", "sur", "bei", "für", "im", "am", "para", "em", "no", "na", "per", "nei"}
+)
+
+
+# the first half of "not only X but also Y", in every language FUNCTION_WORDS covers
+_NOT_ONLY = re.compile(
+    r"\b(?:not\s+(?:only|just|merely|simply|solely)|non\s+seulement|nicht\s+nur|no\s+s[oó]lo"
+    r"|n[aã]o\s+(?:s[oó]|apenas|somente)|non\s+solo)\b",
+    re.IGNORECASE,
+)
+_BUT_WORD = re.compile(r"\b(?:but|mais|sondern|sino|mas|ma)\b", re.IGNORECASE)
+
+
+def _takes_back(words: list[str]) -> str | None:
+    """The word after a clause's "but" that limits what came before, or None: "only", an
+    exception ("but exempts many foreign works", "but excludes"), or a negation of a scope
+    ("but not in children", "mais pas chez l'homme"). A negated predicate of its own ("but
+    has been unable to", "but not cheap", "but that they did not know") takes nothing back."""
+    if not words:
+        return None
+    w = words[0].lower()
+    if w in _LIMIT_LAST or w.startswith(_EXCEPTS):
+        return words[0]
+    if is_negation(w) and words[1:2] and words[1].lower() in _SCOPE_AFTER_NOT:
+        return f"{words[0]} {words[1]}"
     return None
 
 
@@ -346,12 +445,32 @@ def _attribution_after(rest: str) -> str | None:
 
 
 _LEAD_PART = re.compile(r"\b(?P<q>[^\W\d_]+)(?:[^\S\n]+of)?[^\S\n]*\n?[^\S\n]*$")
+_LEAD_PART_MOD = re.compile(
+    r"\b(?P<q>[^\W\d_]+)[^\S\n]+(?P<m>[^\W\d_A-Z][\w-]*)[^\S\n]*\n?[^\S\n]*$"
+)
+# what is no modifier of a part's noun: a function word, a reference, a verb of saying
+_NOT_MODIFIER = NUMBER_PHRASE_ENDS | FUNCTION_WORDS | REFERENCES | SAYING_AFTER | STANCES
 # where a clause and its subject start: the sentence's start, a clause mark, or "that"
 _CLAUSE_START = re.compile(
     r"(?:^|[,;:(\u2014\u2013]|\b(?:that|and|but|because|while|whereas|although|so))\s*$",
     re.IGNORECASE,
 )
+# a figure a time scopes: digits, or a number or share spelled out
+_FIGURE = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|hundreds?|thousands?|millions?|"
+    r"billions?|dozens?|half|percent|per\s+cent)\b",
+    re.IGNORECASE,
+)
+_DATE_OPENERS = frozenset({"in", "by", "as", "since", "until", "before", "after", "during"})
+_DATED = re.compile(
+    r"\b(?:1[5-9]\d\d|20\d\d)s?\b|\b(?:january|february|march|april|june|july|august|"
+    r"september|october|november|december)\b",
+    re.IGNORECASE,
+)
+_ASIDE_BEFORE = re.compile(r"[^\S\n]*\([^()]*\)[^\S\n]*$")
 _SUBCLAUSE = re.compile(r"[:;]|\bthat\b", re.IGNORECASE)
+# a report's or a view's "that", in every language FUNCTION_WORDS covers (French "qu'" elided)
+_THAT = frozenset({"that", "whether", "que", "qu", "dass", "ob", "che"})
 _MARKERS = "\u00b9\u00b2\u00b3\u2070\u2074-\u2079"  # superscript digits: note markers
 _CLAUSE_END = re.compile(r"[,;:()\u2014\u2013.!?]|\s-\s")
 # a clause of its own after the comma, not an attribution of the quote

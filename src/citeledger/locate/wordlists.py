@@ -113,6 +113,22 @@ ATTRIBUTIONS = _wordset(
     said says say reported reports claimed claims argued argues believed believes thought
     thinks noted stated wrote writes according told feared fears hoped insisted insists
     """
+    # ... and in every language FUNCTION_WORDS covers: "arguant que", "selon", "affirme que",
+    # "behauptet, dass", "laut", "afirma que", "según", "segundo", "secondo", "sostiene che"
+    """
+    dit disent affirme affirment affirmé déclare déclarent déclaré estime estiment estimé
+    assure assurent assuré explique expliqué indique indiqué souligne souligné précise précisé
+    arguant arguent soutient soutiennent prétend prétendent pense pensent croit croient craint
+    craignent ajoute ajouté annonce annoncé rapporte rapporté selon
+    sagt sagte sagten behauptet behauptete behaupten erklärt erklärte erklärten meint meinte
+    glaubt glaubte betont betonte berichtet berichtete schreibt schrieb warnt warnte
+    argumentiert vermutet fürchtet laut zufolge
+    dijo dice dicen afirma afirmó afirman asegura aseguró aseguran declaró explicó señaló
+    indicó sostiene sostuvo cree creen advirtió añadió argumenta argumentó según
+    disse diz dizem afirmou afirmam declarou explicou acredita acreditam argumentou alega
+    alegou garante garantiu segundo
+    detto afferma affermato dichiarato ritiene spiega spiegato sottolinea crede secondo
+    """
 )
 # The nouns of a stance, a frame that makes what follows someone's view rather than the
 # source's claim ("Another theory is that …", "There is worry …", "To the best of our
