@@ -1,8 +1,8 @@
 """Round 10's rules: frames in every language the word lists cover, a limit or a pair's other
 half after the quote, a dated figure, an omission that frames or ends the words kept, an aside
-that is a clause of its own, and the lines a PDF's layout sets inside a sentence. Each rule
-with its honest counterpart beside it (docs/editorial-marks.md). The texts are made up here,
-from the rules, not from any set's cases.
+that is a clause of its own, the lines a PDF's layout sets inside a sentence, and the subject a
+pronoun that opens its sentence continues. Each rule with its honest counterpart beside it
+(docs/editorial-marks.md). The texts are made up here, from the rules, not from any set's cases.
 """
 
 from __future__ import annotations
@@ -283,3 +283,16 @@ def test_a_figure_between_two_lines_of_a_sentence_is_the_layouts() -> None:
 )
 def test_a_line_of_the_prose_is_never_set_aside(text: str, quote: str) -> None:
     assert not locate(text, quote).found
+
+
+_TWO = (
+    "Most recently, Banzi broke his silence. There, Banzi claims that Martino secretly filed "
+    "a trademark. He also details a series of negotiations between the companies."
+)
+
+
+def test_a_pronoun_that_opens_its_sentence_continues_the_subject_before() -> None:
+    wrong = locate(_TWO, "[Martino] also details a series of negotiations")
+    assert not wrong.found
+    assert "Banzi" in wrong.differences[0]
+    assert locate(_TWO, "[Banzi] also details a series of negotiations").found

@@ -532,7 +532,44 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
                 f"{REFERENT_SENTENCES} before): a bracket may spell out only what the source "
                 "itself refers to there"
             )
+        subject = _other_subject(text, e.char_start, said, key) if named else None
+        if subject is not None:
+            return (
+                f"the bracketed '{e.quote_text}' stands for '{said}', which opens its sentence: "
+                f"it refers to '{subject}', whom the sentence before names first, not to "
+                f"'{' '.join(key)}': a bracket may spell out only what the source refers to"
+            )
     return None
+
+
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
+_CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]*(?:['\u2019][^\W\d_]+)?")
+_NOT_SUBJECT = (
+    REFERENCES
+    | CONNECTIVES
+    | frozenset(
+        {"mr", "mrs", "ms", "dr", "prof", "a", "an", "in", "on", "at", "after", "before", "when"}
+    )
+)
+
+
+def _other_subject(text: str, at: int, said: str, key: list[str]) -> str | None:
+    """The first name of the sentence before, where a pronoun that opens its sentence ("He
+    also details …") is spelled out as another name of that sentence ("[Martino]" after "There,
+    Banzi claims that Martino …"): the pronoun continues the sentence's subject, and the bracket
+    names the wrong one of two people the source names there. None otherwise."""
+    if said.lower() not in _SUBJECT_PRONOUNS:
+        return None
+    lo = max(0, at - LOOK_BEFORE)
+    starts = [e for _, e in _breaks(text, lo, at + 4) if e <= at]
+    if len(starts) < 2 or text[starts[-1] : at].strip(" \t\n\"'(\u201c\u2018"):
+        return None  # the pronoun does not open its sentence, or no sentence before is read
+    before = text[starts[-2] : starts[-1]]
+    names: list[str] = [w for w in _CAPITALISED.findall(before) if w.lower() not in _NOT_SUBJECT]
+    last = key[-1]
+    if not names or last not in names or names[0] in key:
+        return None
+    return names[0]
 
 
 def _sentences_before(text: str, at: int) -> str:
