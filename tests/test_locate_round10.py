@@ -51,15 +51,15 @@ ALTERED = [
     # half of "not only … but also"
     (
         "The noise is set not only by the function, but also by the data itself.",
-        "The noise is set not only by the function",
+        "The noise is set not only by the function.",
     ),
     (
         "Le bruit dépend non seulement de la fonction, mais aussi des données.",
-        "Le bruit dépend non seulement de la fonction",
+        "Le bruit dépend non seulement de la fonction.",
     ),
     (
         "Das Rauschen hängt nicht nur von der Funktion ab, sondern auch von den Daten.",
-        "Das Rauschen hängt nicht nur von der Funktion ab",
+        "Das Rauschen hängt nicht nur von der Funktion ab.",
     ),
     # a figure whose date the sentence fronts
     (
@@ -107,7 +107,15 @@ HONEST = [
     # "only" that bounds nothing the quote says
     ("The plant sold steel to the only customer left.", "The plant sold steel"),
     ("This choice leads to not only guarantees, but to speed.", "This choice leads"),
-    # both halves of the pair
+    # both halves of the pair, or one that shows it goes on (no full stop of its own)
+    (
+        "The noise is set not only by the function, but also by the data itself.",
+        "The noise is set not only by the function",
+    ),
+    (
+        "The claim could not simply be ignored, but it was.",
+        "The claim could not simply be ignored.",
+    ),
     (
         "The noise is set not only by the function, but also by the data itself.",
         "The noise is set not only by the function, but also by the data itself.",
@@ -296,3 +304,12 @@ def test_a_pronoun_that_opens_its_sentence_continues_the_subject_before() -> Non
     assert not wrong.found
     assert "Banzi" in wrong.differences[0]
     assert locate(_TWO, "[Banzi] also details a series of negotiations").found
+
+
+def test_a_name_past_the_sentences_first_words_is_no_subject() -> None:
+    text = (
+        "Kenyatta spoke first. In a long speech at the Harvard forum, Obama praised Kenyatta "
+        "warmly. He defended his decision to visit."
+    )
+    assert locate(text, "[Kenyatta] defended his decision to visit.").found
+    assert locate(text, "[Obama] defended his decision to visit.").found

@@ -127,9 +127,10 @@ def _sentence_at(text: str, cs: int, ce: int) -> tuple[int, int]:
     return start, end
 
 
-def cut_problem(text: str, cs: int, ce: int) -> str | None:
+def cut_problem(text: str, cs: int, ce: int, quote: str = "") -> str | None:
     """Why the quote ``text[cs:ce]`` is not the source's claim by where it is cut from its
-    sentence, or None: the lead-in it drops governs it, or the words after it limit it."""
+    sentence, or None: the lead-in it drops governs it, or the words after it limit it.
+    ``quote`` is the writer's (its own full stop is not in the span)."""
     start, end = _sentence_at(text, cs, ce)
     lead = text[start:cs]
     # a quote of three words or fewer names a thing and claims nothing of it ("deep words"
@@ -170,12 +171,13 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
         problem = _lead_problem(lead, opened, _FIGURE.search(text, cs, ce) is not None)
         if problem:
             return problem
-    half = _NOT_ONLY.search(text, cs, ce)
+    half = _NOT_ONLY.search(text, cs, ce) if _ENDS_SENTENCE.search(quote.rstrip()) else None
     if half is not None and not _BUT_WORD.search(text, half.end(), ce):
-        but = _BUT_WORD.search(text, ce, end)
+        but = _BUT_WORD.search(text, ce, min(end, ce + PAIR_GAP))
         if but is not None:
-            # "determined not only by the function" of "… not only by the function, but also
-            # by the database itself": the quote keeps half of a pair and drops the other
+            # "determined not only by the function." of "… not only by the function, but also
+            # by the database itself": the quote ends the sentence on half of a pair (without
+            # its own full stop, "not only" shows the sentence unfinished)
             return (
                 f"the quote keeps the source's '{' '.join(half.group().split())}' and stops "
                 f"before its '{but.group()}': quote both halves"
@@ -403,10 +405,10 @@ _SCOPE_AFTER_NOT = SCOPE_OPENERS | frozenset(
 
 # the first half of "not only X but also Y", in every language FUNCTION_WORDS covers
 _NOT_ONLY = re.compile(
-    r"\b(?:not\s+(?:only|just|merely|simply|solely)|non\s+seulement|nicht\s+nur|no\s+s[oó]lo"
-    r"|n[aã]o\s+(?:s[oó]|apenas|somente)|non\s+solo)\b",
+    r"\b(?:not\s+only|non\s+seulement|nicht\s+nur|no\s+s[oó]lo|n[aã]o\s+s[oó]|non\s+solo)\b",
     re.IGNORECASE,
 )
+PAIR_GAP = 12  # characters: the pair's "but" follows the quote at once (", but also")
 _BUT_WORD = re.compile(r"\b(?:but|mais|sondern|sino|mas|ma)\b", re.IGNORECASE)
 
 
@@ -543,6 +545,7 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
 
 
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
+SUBJECT_WORDS = 3  # a sentence's subject is a name among its first three words
 _CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]*(?:['\u2019][^\W\d_]+)?")
 _NOT_SUBJECT = (
     REFERENCES
@@ -569,7 +572,10 @@ def _other_subject(text: str, at: int, said: str, key: list[str]) -> str | None:
     last = key[-1]
     if not names or last not in names or names[0] in key:
         return None
-    return names[0]
+    # the subject opens the sentence: among its first words, past a connective or a short
+    # adverb and its comma ("There, Banzi claims"); a name further on may be a fronted phrase's
+    opening = _WORD.findall(before)[:SUBJECT_WORDS]
+    return names[0] if names[0] in opening else None
 
 
 def _sentences_before(text: str, at: int) -> str:

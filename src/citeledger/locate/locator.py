@@ -256,7 +256,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
     reason = "the quote is not in the source"
     if problem is None:
-        problem = cut_problem(prepared.text, res.char_start, res.char_end)
+        problem = cut_problem(prepared.text, res.char_start, res.char_end, raw)
         if problem is None and res.edits:
             problem = referent_problem(prepared.text, res.edits)
         if problem is not None:
