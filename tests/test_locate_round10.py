@@ -313,3 +313,33 @@ def test_a_name_past_the_sentences_first_words_is_no_subject() -> None:
     )
     assert locate(text, "[Kenyatta] defended his decision to visit.").found
     assert locate(text, "[Obama] defended his decision to visit.").found
+
+
+_LORENZ = (
+    "But Lorenz also found that these unpredictable outcomes weren't random. When visualized "
+    "in a certain way, they seemed to prowl around a shape."
+)
+
+
+def test_a_bracket_may_repeat_the_sources_own_description_of_its_referent() -> None:
+    quote = "When visualized in a certain way, [these unpredictable outcomes] seemed to prowl"
+    res = locate(_LORENZ, quote)
+    assert res.found, res
+    assert [(e.quote_text, e.source_text.strip()) for e in res.edits] == [
+        ("[these unpredictable outcomes]", "they")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        # the description is not the source's there
+        (_LORENZ.replace("these unpredictable", "the"), "[these unpredictable outcomes] seemed"),
+        # a negation, a hedge, a number is never the pronoun's, the source's words or not
+        (_LORENZ.replace("these unpredictable", "no"), "[no outcomes] seemed to prowl"),
+        (_LORENZ.replace("these", "the unlikely"), "[the unlikely unpredictable outcomes] seemed"),
+        (_LORENZ.replace("these", "the 40"), "[the 40 unpredictable outcomes] seemed to prowl"),
+    ],
+)
+def test_a_bracket_never_brings_a_listed_word_of_its_own(text: str, quote: str) -> None:
+    assert not locate(text, quote).found

@@ -32,6 +32,7 @@ from citeledger.locate.wordlists import (
     FUNCTION_WORDS,
     HEDGES,
     LINE_GOES_ON,
+    NEGATIVE_WORDS,
     NUMBER_PHRASE_ENDS,
     PART_QUANTIFIERS,
     REFERENCES,
@@ -44,6 +45,7 @@ from citeledger.locate.wordlists import (
     first_meaningful,
     is_negation,
     is_reference,
+    word_class,
 )
 from citeledger.model import Edit
 
@@ -576,6 +578,25 @@ def _other_subject(text: str, at: int, said: str, key: list[str]) -> str | None:
     # adverb and its comma ("There, Banzi claims"); a name further on may be a fronted phrase's
     opening = _WORD.findall(before)[:SUBJECT_WORDS]
     return names[0] if names[0] in opening else None
+
+
+def repeats_source(text: str, at: int, content: str, said: str) -> bool:
+    """Whether a bracket that spells out the reference ``said`` ("they") with a word the rules
+    would refuse in a bracket repeats the source's own words for it: the whole content, two
+    words or more, in the reference's sentence or the ``REFERENT_SENTENCES`` before, and its
+    listed words only adjectives a negative prefix or suffix makes ("[these unpredictable
+    outcomes]", "nonlinear", "useless"), which describe the noun. A negation, a number or a
+    quantifier is never the pronoun's ("[no outcomes]" for "they" says the opposite)."""
+    words = content.split()
+    if len(words) < 2 or not is_reference(said) or is_reference(content):
+        return False
+    for w in _WORD.findall(content):
+        cls = word_class(w)
+        if cls is not None and (cls != "negative word" or w.lower() in NEGATIVE_WORDS):
+            return False
+    there = normalize_for_match(_sentences_before(text, at)).lower()
+    phrase = r"\s+".join(re.escape(w) for w in normalize_for_match(content).lower().split())
+    return re.search(rf"(?<!\w){phrase}(?!\w)", there) is not None
 
 
 def _sentences_before(text: str, at: int) -> str:

@@ -34,6 +34,7 @@ from citeledger.locate.context import (
     is_description,
     is_name,
     referent_problem,
+    repeats_source,
 )
 from citeledger.locate.edits import CUT_REASON
 from citeledger.locate.layout import interruptions
@@ -860,6 +861,9 @@ def _find_bracketed(
         for i, content in enumerate(contents):
             got = m.group(f"b{i}")
             bad = _bracket_problem(content, got, recase=recase[i])
+            at = prepared.orig_start(m.start(f"o{i}"))
+            if bad is not None and got and repeats_source(prepared.text, at, content, got):
+                bad = None  # "[these unpredictable outcomes]": the source's own words for "they"
             if bad is not None:
                 break
             if (got is not None and got == content) or got == f"[{content}]":
