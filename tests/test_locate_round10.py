@@ -74,6 +74,12 @@ ALTERED = [
         "repair work is halted in the winter months.",
     ),
     ("Some older cast-iron pipes burst in the cold.", "cast-iron pipes burst in the cold."),
+    # the sentence's one first word, a modifier of the subject the quote starts with
+    (
+        "Map tasks run again. Completed reduce tasks do not need to run again after a failure.",
+        "reduce tasks do not need to run again after a failure.",
+    ),
+    ("Existing systems cannot recover from a crash.", "systems cannot recover from a crash."),
 ]
 
 HONEST = [
@@ -131,6 +137,16 @@ HONEST = [
     (
         "Most recently, Banzi broke his silence about the dispute.",
         "Banzi broke his silence about the dispute.",
+    ),
+    # a noun or a connective as the sentence's first word: the quote is its predicate, or
+    # starts with the determiner that opens the subject
+    (
+        "Executor makes an RPC call to the controller for each task.",
+        "makes an RPC call to the controller",
+    ),
+    (
+        "But the reduce tasks do not need to run again.",
+        "the reduce tasks do not need to run again.",
     ),
 ]
 

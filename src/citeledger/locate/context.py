@@ -167,6 +167,23 @@ def cut_problem(text: str, cs: int, ce: int, quote: str = "") -> str | None:
             f"the quote starts right after the source's '{part.group('q')}', which hedges "
             "it: quote from that word"
         )
+    opener = _ONE_WORD_LEAD.fullmatch(lead)
+    if (
+        opener is not None
+        and len(_WORD.findall(text[cs:ce])) > 3
+        and text[cs : cs + 1].islower()
+        and opener.group(1).lower().endswith(_MODIFIER_ENDINGS)
+        and opener.group(1).lower() not in _NOT_MODIFIER | CONNECTIVES | _BUT
+        and _WORD.findall(text[cs:ce])[0].lower() not in _NOT_MODIFIER
+    ):
+        # "reduce tasks do not need to be re-executed" of "Completed reduce tasks do not …":
+        # the sentence's one word before the quote is its subject's modifier, by its shape (a
+        # participle or an adjective: "Completed", "Existing", "Previous", "Recent"); a noun
+        # there is the subject ("Executor makes …"), and the quote of its predicate names it
+        return (
+            f"the quote starts after the sentence's first word '{opener.group(1)}', which "
+            "qualifies what it says: quote the sentence from its start"
+        )
     if lead.strip(" \t\n\"'(\u201c\u2018["):
         # no sentence end in the stretch read: its opening is not seen, only its last clause
         opened = start == 0 or start > cs - LOOK_BEFORE
@@ -451,6 +468,23 @@ def _attribution_after(rest: str) -> str | None:
 _LEAD_PART = re.compile(r"\b(?P<q>[^\W\d_]+)(?:[^\S\n]+of)?[^\S\n]*\n?[^\S\n]*$")
 _LEAD_PART_MOD = re.compile(
     r"\b(?P<q>[^\W\d_]+)[^\S\n]+(?P<m>[^\W\d_A-Z][\w-]*)[^\S\n]*\n?[^\S\n]*$"
+)
+# the sentence's one word before the quote, nothing else (an opening mark at most)
+_ONE_WORD_LEAD = re.compile(r"[\"'(\u201c\u2018]?([^\W\d_][\w'\u2019-]*)[^\S\n]*\n?[^\S\n]*")
+_MODIFIER_ENDINGS = (
+    "ed",
+    "ing",
+    "ent",
+    "ant",
+    "ous",
+    "ive",
+    "al",
+    "ic",
+    "ful",
+    "less",
+    "able",
+    "ible",
+    "ary",
 )
 # what is no modifier of a part's noun: a function word, a reference, a verb of saying
 _NOT_MODIFIER = NUMBER_PHRASE_ENDS | FUNCTION_WORDS | REFERENCES | SAYING_AFTER | STANCES
