@@ -31,6 +31,17 @@ ALTERED = [
     ("Según el ministro, los datos serán borrados cada mes.", "los datos serán borrados cada mes."),
     ("Die Daten seien sicher, sagte der Minister am Montag.", "Die Daten seien sicher"),
     ("Los datos están seguros, dijo el ministro.", "Los datos están seguros"),
+    # ... an attribution set off after the subject, a report with no "that", no comma at all
+    ("Les données, selon le gouvernement, ne seront pas conservées.", "ne seront pas conservées."),
+    ("The data, the minister said, would not be kept.", "would not be kept."),
+    ("Der Minister hat behauptet, die Daten würden gelöscht.", "die Daten würden gelöscht."),
+    ("Laut dem Minister werden die Daten jeden Monat gelöscht.", "die Daten jeden Monat gelöscht."),
+    ("Les données seront effacées selon le ministre.", "Les données seront effacées"),
+    # a denial, a doubt, a fear, a promise
+    ("The company denied that the plant would close.", "the plant would close."),
+    ("It is unclear whether the plant will close.", "the plant will close."),
+    ("Critics fear the plant will close soon.", "the plant will close soon."),
+    ("The minister promised that the plant would stay open.", "the plant would stay open."),
     # an aside between the frame and the quote frames nothing
     (
         "We argue that (unlike the others) the method is always safe. Then more.",
@@ -97,6 +108,13 @@ HONEST = [
         "Selon le ministre, les données seront effacées.",
         "Selon le ministre, les données seront effacées.",
     ),
+    # an attribution deeper in the sentence is of the clause it closes
+    (
+        "November marked the start of the season, and it began with a surge in strandings, "
+        "according to the group Project Jonah, with 140 whales dying.",
+        "with 140 whales dying.",
+    ),
+    ("He began, as was his habit, to say, in a low tone, that she was right.", "in a low tone"),
     # an aside with no frame before it
     ("The plant (built in 1950) produces steel for export.", "produces steel for export."),
     # a contrast with a predicate of its own takes nothing back

@@ -238,7 +238,27 @@ def _lead_problem(lead: str, opened: bool = True, figure: bool = False) -> str |
                     f"the quote starts after '{_first_words(sub.strip())}', whose '{frame}' "
                     "governs what it says: quote its clause from its start"
                 )
+        # the clause the comma closes right before the quote is an attribution: an aside after
+        # the sentence's subject ("Les données, selon le gouvernement, ⟦…", "The data, the
+        # minister said, ⟦…") or the sentence's opening report with no "that" ("Der Minister
+        # hat behauptet, ⟦die Daten würden …"). Deeper in a sentence the attribution is of
+        # the clause it closes ("…, according to Project Jonah, with 140 pilot whales …").
+        segments = _CLAUSE_BREAK.split(lead) if opened else []
+        said = segments[-2] if len(segments) in (2, 3) else ""
+        aside = len(segments) == 3 and len(_WORD.findall(segments[0])) <= SUBJECT_WORDS + 3
+        report = len(segments) == 2 and _says([w.lower() for w in _TOKEN.findall(said)] or [""])
+        if (aside and _attribution_after(said)) or report:
+            return (
+                f"the quote starts after '{_last_words(said.strip())},', which makes it "
+                "someone's report, not the source's claim: quote the attribution too"
+            )
         return None
+    if opened and words[0].lower() in _ATTRIBUTING and not _CLAUSE_BREAK.search(lead):
+        # "Laut dem Minister ⟦werden die Daten …": German fronts it with no comma
+        return (
+            f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
+            f"'{words[0]}' governs what it says: quote the sentence from its start"
+        )
     # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…",
     # "arguant notamment que ⟦…", "behauptet, dass ⟦…": the words before a "that" (three at
     # most; German puts a comma before "dass") make what follows someone's report or view
@@ -331,9 +351,12 @@ def _scope(words: list[str]) -> bool:
 
 
 def _frames(word: str) -> bool:
-    """Whether ``word`` opens a frame: a condition, an attribution, a hedge or a stance (in
-    lower case: "Theory" of "Theory of Computing" is a name's)."""
+    """Whether ``word`` opens a frame: a condition, an attribution, a hedge, a stance or a
+    denial or doubt ("denied that", "unclear whether"), in lower case ("Theory" of "Theory of
+    Computing" is a name's)."""
     w = word.lower()
+    if w in _DENIALS:
+        return True
     if w in STANCES or w in ATTRIBUTIONS or w in SAYING_AFTER:
         return word.islower()  # "We believe that", "A new study estimates that"
     return w in _FRAME_WORDS
@@ -395,6 +418,12 @@ def _tail_problem(tail: str, end: str = "") -> str | None:
                 f"the quote stops before the source's '{' '.join(clause[:k])}', whose "
                 f"'{limit}' limits what it says: quote up to the end of that phrase"
             )
+    if not m.group("p") and ahead[:1] and ahead[0].lower() in _ATTRIBUTING:
+        # "Les données ne seront pas conservées ⟦selon le gouvernement": no comma before it
+        return (
+            f"the quote stops before the source's '{' '.join(ahead[:3])}', whose attribution "
+            "makes it someone's report, not the source's claim: quote the attribution too"
+        )
     opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
     last = _WORD.findall(end)[-1:]
     for phrase in opened:
@@ -427,6 +456,9 @@ _NOT_ONLY = re.compile(
     r"\b(?:not\s+only|non\s+seulement|nicht\s+nur|no\s+s[oó]lo|n[aã]o\s+s[oó]|non\s+solo)\b",
     re.IGNORECASE,
 )
+# the prepositions of an attribution, read with no comma ("selon le gouvernement", "laut dem
+# Minister"); not "segundo", "secondo" ("second") nor English "according to" ("according to plan")
+_ATTRIBUTING = frozenset({"selon", "según", "laut", "zufolge"})
 PAIR_GAP = 12  # characters: the pair's "but" follows the quote at once (", but also")
 _BUT_WORD = re.compile(r"\b(?:but|mais|sondern|sino|mas|ma)\b", re.IGNORECASE)
 
@@ -580,6 +612,12 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
     return None
 
 
+# what makes the clause after "that" or "whether" someone's denial or an open question
+_DENIALS = frozenset(
+    {"deny", "denies", "denied", "denying", "dispute", "disputes", "disputed", "reject"}
+    | {"rejects", "rejected", "refute", "refutes", "refuted", "doubt", "doubts", "doubted"}
+    | {"unclear", "uncertain", "unknown", "doubtful"}
+)
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
 SUBJECT_WORDS = 3  # a sentence's subject is a name among its first three words
 _CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]*(?:['\u2019][^\W\d_]+)?")

@@ -205,7 +205,7 @@ SAYING_AFTER = ATTRIBUTIONS | _wordset(
     explains explained warn warns warned suggest suggests suggested estimate estimates
     estimated contend contends contended maintain maintains maintained allege alleges alleged
     report announced declared conclude concludes concluded acknowledged admitted assert
-    asserts asserted predicted predict predicts speculated
+    asserts asserted predicted predict predicts speculated promised promises pledged vowed
     """
 )
 # Prepositions that open a fronted scope or time the main clause holds in ("In the extreme
@@ -249,6 +249,10 @@ LINE_GOES_ON = _wordset(
 # nouns): "Smith said ⟦the plan …⟧" reports what Smith said, "an insurance claim ⟦must …⟧" not.
 SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according") | _wordset(
     "believe argue think contend contends contended insist suspect suspects suspected"
+    # a fear, a hope, a promise, a warning, a suggestion with no "that" ("Critics fear the
+    # data will be kept", "Officials suggested the plant would close")
+    " fear feared worry worried warned warns promised promises pledged vowed suggested"
+    " predicted expects expected"
 )
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
