@@ -20,11 +20,13 @@ from citeledger.locate.wordlists import NUMBER_PHRASE_ENDS
 PROSE_LINE = 30  # characters: a line of running text, not a table cell or an axis label
 LABEL_LINE = 25  # characters: at most, a figure's axis label or tick values
 
-# the line before goes on (it ends with a word or a comma, no sentence end), a prose line
-_BEFORE = re.compile(rf"[^\n]{{{PROSE_LINE - 1},}}[\w,]$")
+# the line before goes on: it ends with a word or a comma, no sentence end (read on its end
+# only: a paragraph extracted from HTML is one line of thousands of characters)
+_GOES_ON = re.compile(r"[\w,]$")
 # ... and before a marker, with a word of two letters or more: after "R" or "x" the digit is
 # a power or an index the extraction set on its own line ("R\n2\nstimmt" is R², not R)
 _BEFORE_MARKER = re.compile(r"(?:^|\s)[^\W\d_]{2,}$")
+MARKER_TAIL = 40  # characters of the line before a marker read for its last word
 _MARKER = re.compile(r"[1-9][0-9]?|[*\u2020\u2021]")
 # a figure's label: tick values, or a word with a capital ("Seconds", "Input (MB/s)", "(a)"),
 # never a line of prose in lower case ("leader.", "recalled began")
@@ -53,12 +55,12 @@ def interruptions(text: str) -> list[tuple[int, int]]:
         starts.append(starts[-1] + len(line) + 1)
     i = 1
     while i < len(lines) - 1:
-        if not _BEFORE.search(lines[i - 1]):
+        if len(lines[i - 1]) < PROSE_LINE or not _GOES_ON.search(lines[i - 1][-2:]):
             i += 1
             continue
         if (
             _MARKER.fullmatch(lines[i].strip())
-            and _BEFORE_MARKER.search(lines[i - 1])
+            and _BEFORE_MARKER.search(lines[i - 1][-MARKER_TAIL:])
             and len(lines[i + 1]) >= PROSE_LINE
             and lines[i + 1][:1].isalpha()  # not "\f" (a page number) nor ", weil"
         ):
