@@ -377,3 +377,19 @@ def test_a_bracket_may_repeat_the_sources_own_description_of_its_referent() -> N
 )
 def test_a_bracket_never_brings_a_listed_word_of_its_own(text: str, quote: str) -> None:
     assert not locate(text, quote).found
+
+
+def test_the_builds_window_sets_the_same_layout_lines_aside() -> None:
+    """The build re-checks a receipt on a window of the text with no page map (judge._window):
+    it must find the quote at the same span as verify did on the whole text."""
+    from citeledger.judge import _window
+
+    filler = "The office publishes a summary of each act in plain words for the public. " * 20
+    text = f"{filler}\n{_PROSE}\n1\n{_NEXT} of 1996.\n{filler}"
+    quote = "was signed into law by President Clinton on October 28, 1998."
+    whole = locate(text, quote)
+    assert whole.found and whole.char_start is not None and whole.char_end is not None
+    lo, hi = _window(text, whole.char_start, whole.char_end)
+    part = locate(text[lo:hi], quote, hint=whole.char_start - lo)
+    assert part.found and part.char_start is not None
+    assert (lo + part.char_start, lo + (part.char_end or 0)) == (whole.char_start, whole.char_end)

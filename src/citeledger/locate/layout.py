@@ -13,6 +13,7 @@ one sentence (the line before ends in a word, not a sentence's end).
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from citeledger.locate.wordlists import NUMBER_PHRASE_ENDS
@@ -32,6 +33,28 @@ _MARKER = re.compile(r"[1-9][0-9]?|[*\u2020\u2021]")
 # never a line of prose in lower case ("leader.", "recalled began")
 _LABEL = re.compile(r"[\d\s.,\-\u2212%()]+|\(?[A-Z0-9][^\n]*")
 _CAPTION = re.compile(r"(?:Figure|Fig\.|Table)\s+\d+[.:]\s+\S[^\n]*")
+
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def joined_words(text: str, ranges: list[tuple[int, int]]) -> frozenset[tuple[str, str]]:
+    """The words, in lower case, that setting each range aside puts side by side (the last of
+    the line before, the first of the line after): a quote that holds no such pair in a row
+    runs across none of them, and need not be looked for again without them."""
+    out = set()
+    for a, b in ranges:
+        before = _WORDS.findall(text[max(0, a - 40) : a])
+        after = _WORDS.findall(text[b : b + 40])
+        if before and after:
+            out.add((before[-1].lower(), after[0].lower()))
+    return frozenset(out)
+
+
+def bridges(quote: str, joined: frozenset[tuple[str, str]]) -> bool:
+    """Whether ``quote`` holds, in a row, two words that a set-aside range put side by side."""
+    words = [w.lower() for w in _WORDS.findall(quote)]
+    return any(pair in joined for pair in itertools.pairwise(words))
 
 
 def _caption_ends(caption: str, prose: str) -> bool:

@@ -37,7 +37,7 @@ from citeledger.locate.context import (
     repeats_source,
 )
 from citeledger.locate.edits import CUT_REASON
-from citeledger.locate.layout import interruptions
+from citeledger.locate.layout import bridges, interruptions, joined_words
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.numbers import cut_number_problem
 from citeledger.locate.omissions import omission_problem
@@ -184,6 +184,8 @@ def _locate_paged(
     # the pages' running headers set aside, then the lines the layout set inside a sentence too
     # (a caption the quote holds after a header is the quote's)
     for layout in (False, True):
+        if layout and not bridges(normalize_for_match(quote), _layout_joins(prepared)):
+            continue  # the quote runs across none of the layout's lines: no view to try
         view = _without_furniture(prepared, page_starts, layout)
         if view is not None:
             got = _in_view(prepared, quote, hint, view, result, page_starts)
@@ -550,6 +552,16 @@ def _furniture(text: str, page_starts: Sequence[int]) -> list[tuple[int, int]]:
 
 def _line_key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()).lower())
+
+
+def _layout_joins(prepared: Prepared) -> frozenset[tuple[str, str]]:
+    """The word pairs the layout's set-aside lines put side by side (``layout.joined_words``),
+    once per text."""
+    key = ("layout joins",)
+    if key not in prepared.cache:
+        text = prepared.text
+        prepared.cache[key] = joined_words(text, interruptions(text))
+    return prepared.cache[key]  # type: ignore[no-any-return]
 
 
 def _without_furniture(
