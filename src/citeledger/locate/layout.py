@@ -68,45 +68,63 @@ def _caption_ends(caption: str, prose: str) -> bool:
     )
 
 
+# the lines that may be set aside, found over the whole text at once: a marker alone on its
+# line, and a caption's opening (each after a line break: a literal the search skips to)
+_MARKER_LINE = re.compile(r"\n(?P<line>[^\S\n]*(?:[1-9][0-9]?|[*\u2020\u2021])[^\S\n]*)(?=\n)")
+_CAPTION_LINE = re.compile(r"\n(?P<line>[^\S\n]*(?:Figure|Fig\.|Table)\s+\d+[.:])")
+MAX_LABEL_LINES = 40  # a figure's labels, at most, between the prose line and its caption
+
+
+def _line(text: str, at: int) -> tuple[int, int]:
+    """The start and end (its line break excluded) of the line holding ``text[at]``."""
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end == -1 else end
+
+
+def _goes_on(line: str) -> bool:
+    """Whether ``line`` is a line of running text that its sentence goes on from."""
+    return len(line) >= PROSE_LINE and _GOES_ON.search(line[-2:]) is not None
+
+
 def interruptions(text: str) -> list[tuple[int, int]]:
     """The ranges of ``text`` (whole lines, their line breaks included) that the layout set
-    inside a sentence: a footnote marker alone on its line, or a figure's labels and caption."""
+    inside a sentence: a footnote marker alone on its line, or a figure's labels and caption.
+    Only the lines a marker's or a caption's pattern finds are looked at."""
     out: list[tuple[int, int]] = []
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    i = 1
-    while i < len(lines) - 1:
-        if len(lines[i - 1]) < PROSE_LINE or not _GOES_ON.search(lines[i - 1][-2:]):
-            i += 1
-            continue
+    for m in _MARKER_LINE.finditer(text):
+        a, b = m.span("line")
+        before = text[_line(text, a - 1)[0] : a - 1]
+        after = text[b + 1 : _line(text, b + 1)[1]]
         if (
-            _MARKER.fullmatch(lines[i].strip())
-            and _BEFORE_MARKER.search(lines[i - 1][-MARKER_TAIL:])
-            and len(lines[i + 1]) >= PROSE_LINE
-            and lines[i + 1][:1].isalpha()  # not "\f" (a page number) nor ", weil"
+            _goes_on(before)
+            and _BEFORE_MARKER.search(before[-MARKER_TAIL:])
+            and len(after) >= PROSE_LINE
+            and after[:1].isalpha()  # not "\f" (a page number) nor ", weil"
         ):
-            out.append((starts[i], starts[i + 1]))  # "by\n1\nPresident Clinton on …"
-            i += 2
+            out.append((a, b + 1))  # "by\n1\nPresident Clinton on …"
+    for m in _CAPTION_LINE.finditer(text):
+        cs, ce = _line(text, m.start("line"))
+        caption = text[cs:ce]
+        if not _CAPTION.fullmatch(caption.strip()) or ce >= len(text):
             continue
-        j = i
-        while (
-            j < len(lines) - 1
-            and len(lines[j]) <= LABEL_LINE
-            and _LABEL.fullmatch(lines[j].strip())
-            and not _CAPTION.fullmatch(lines[j].strip())
-            and j - i < 40
-        ):
-            j += 1
-        if (
-            _CAPTION.fullmatch(lines[j].strip())
-            and _caption_ends(lines[j], lines[i - 1])
-            and j + 1 < len(lines)
-            and lines[j + 1][:1].islower()
-        ):
-            out.append((starts[i], starts[j + 1]))  # the figure, its caption: the sentence goes on
-            i = j + 2
+        first, k = cs, cs  # walk back over the figure's label lines
+        for _ in range(MAX_LABEL_LINES):
+            if k == 0:
+                break
+            ls, le = _line(text, k - 1)
+            label = text[ls:le]
+            if len(label) > LABEL_LINE or not _LABEL.fullmatch(label.strip()):
+                break
+            first, k = ls, ls
+        if k == 0:
             continue
-        i += 1
-    return out
+        prose = text[_line(text, k - 1)[0] : k - 1]
+        nxt = text[ce + 1 : ce + 2]
+        if _goes_on(prose) and _caption_ends(caption, prose) and nxt.islower():
+            out.append((first, ce + 1))  # the figure, its caption: the sentence goes on
+    out.sort()
+    kept: list[tuple[int, int]] = []
+    for a, b in out:
+        if not kept or a >= kept[-1][1]:
+            kept.append((a, b))
+    return kept
