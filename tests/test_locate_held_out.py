@@ -369,7 +369,7 @@ def test_an_ellipsis_may_not_leave_out_one_content_word_alone(source: str, quote
         ),
         (
             "Die Lösung ist einfach oder schnell zu bauen, sagt sie.",
-            "Die Lösung ist einfach … schnell zu bauen",
+            "Die Lösung ist einfach … schnell zu bauen, sagt sie.",
         ),
         (
             "It solves the problem for two. Proof. Cars to the right move on.",

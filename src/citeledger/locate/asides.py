@@ -5,8 +5,9 @@ appositive set off by commas (", who died in 2008,") when the sentence reads the
 it. What the aside may not hold is a word that limits or turns the words kept — a negation, a
 condition, an exception, a hedge, "only" — nor may it be a count of the kept noun ("— 12 of
 the 40 —", "(some of them)"), nor hold a count or share anywhere ("(in 3 of 40 patients)",
-"(7%)"). Numbers and descriptive quantifiers of its own pass
-(docs/editorial-marks.md, "Ellipses").
+"(7%)"). Numbers and descriptive quantifiers of its own pass. An aside that is a clause of its
+own — a relative clause, a concession with its own subject — or a vote's tally governs nothing
+kept, whatever it holds (docs/editorial-marks.md, "Ellipses").
 
 Must never: pass an aside the source does not close on both sides inside the omission, or one
 that opens another clause (", and …", ";").
@@ -44,9 +45,29 @@ _SHARE = re.compile(
     r"|\b(?:half|third|thirds|quarter|quarters|fifth|tenth)s?\s+of\b",
     re.IGNORECASE,
 )
-# ... unless the aside is a relative clause: it describes its noun ("the developers, who
-# contributed 23% of the changes, make up …"), it does not scope what the quote keeps
-_DESCRIBES = re.compile(r"\s*(?:who|whom|whose|which)\b", re.IGNORECASE)
+# An aside that is a clause of its own governs nothing the quote keeps, whatever it holds: a
+# relative clause the source sets off describes its noun, never restricts it ("lines — which
+# were made of cast iron or unprotected steel —", "Islamists, who held power from 2011 to 2013,");
+# a concession with its own subject says what holds besides the claim ("because, although the
+# brain does not use all of the information, it uses …"); a tally is a vote's score, not a
+# count of the kept noun ("(438 contre 86 et 42 abstentions)"). In every language
+# FUNCTION_WORDS covers (not "que" or "che": as often a conjunction).
+_DESCRIBES = re.compile(
+    r"\s*(?:who|whom|whose|which|qui|dont|lequel|laquelle|lesquels|lesquelles|quien|quienes"
+    r"|cuyo|cuya|cuyos|cuyas|quem|cujo|cuja|cui|welche|welcher|welches)\b",
+    re.IGNORECASE,
+)
+_CONCEDES = re.compile(
+    r"\s*(?i:although|though|even\s+though|bien\s+que|quoique|obwohl|obgleich|aunque|embora"
+    r"|sebbene|benché)\s+(?:(?i:the|a|an|this|that|these|those|it|they|he|she|we|i|you|there"
+    r"|its|their|his|her|our|le|la|les|l['\u2019]|il|elle|ils|elles|on|der|die|das|er|sie|es"
+    r"|el|los|las|ella|ellos|ellas|o|os|as|ele|ela|eles|lo|gli)\b|[A-Z])"
+)
+_TALLY = re.compile(
+    r"\s*\d[\d,.]*(?:\s+votes?)?\s*(?:to|against|contre|gegen|contra|a|[-\u2013:])\s*\d[\d,.]*"
+    r"(?:\s*(?:,|and|et|und|y|e)\s*\d[\d,.]*\s+[^\W\d_]+)*\s*",
+    re.IGNORECASE,
+)
 
 
 def closed_aside(omitted: str) -> str | None:
@@ -66,6 +87,8 @@ def harmless_aside(omitted: str) -> bool:
     inner = closed_aside(omitted)
     if inner is None:
         return False
+    if _DESCRIBES.match(inner) or _CONCEDES.match(inner) or _TALLY.fullmatch(inner):
+        return True  # a clause of its own, or a score: it governs nothing kept
     said = first_meaningful(inner)
     if said is None:
         return True
@@ -85,6 +108,6 @@ def harmless_aside(omitted: str) -> bool:
     # scope ("who held power from 2011 to 2013"): those restrict what the quote keeps
     return (
         _BOUND.search(inner) is None
-        and (_SHARE.search(inner) is None or _DESCRIBES.match(inner) is not None)
+        and _SHARE.search(inner) is None
         and not any(w in _SIGNS_THAT_BOUND for w in words)
     )

@@ -28,8 +28,11 @@ from citeledger.locate.wordlists import (
     DATE_WORDS,
     DISCOURSE_AFTER_IN,
     DISCOURSE_AFTER_THE,
+    FUNCTION_WORDS,
     HEDGES,
     LINE_GOES_ON,
+    NEGATIVE_WORDS,
+    NUMBER_PHRASE_ENDS,
     PART_QUANTIFIERS,
     REFERENCES,
     SAYING,
@@ -41,6 +44,7 @@ from citeledger.locate.wordlists import (
     first_meaningful,
     is_negation,
     is_reference,
+    word_class,
 )
 from citeledger.model import Edit
 from citeledger.sentence_end import sentence_ends
@@ -117,14 +121,21 @@ def _sentence_at(text: str, cs: int, ce: int) -> tuple[int, int]:
     return start, end
 
 
-def cut_problem(text: str, cs: int, ce: int) -> str | None:
+def cut_problem(text: str, cs: int, ce: int, quote: str = "") -> str | None:
     """Why the quote ``text[cs:ce]`` is not the source's claim by where it is cut from its
-    sentence, or None: the lead-in it drops governs it, or the words after it limit it."""
+    sentence, or None: the lead-in it drops governs it, or the words after it limit it.
+    ``quote`` is the writer's (its own full stop is not in the span)."""
     start, end = _sentence_at(text, cs, ce)
     lead = text[start:cs]
     # a quote of three words or fewer names a thing and claims nothing of it ("deep words"
     # of "Some deep words of the page"): the part and hedge rules read longer ones
     part = _LEAD_PART.search(lead) if len(_WORD.findall(text[cs:ce])) > 3 else None
+    if part is not None and part.group("q").lower() not in PART_QUANTIFIERS:
+        # "Most nonemergency ⟦repair … is halted": the part's noun keeps one modifier before
+        # the quote ("nonemergency"), which no verb, function word or attribution is
+        held = _LEAD_PART_MOD.search(lead)
+        if held is not None and held.group("m").lower() not in _NOT_MODIFIER:
+            part = held
     if (
         part is not None
         and part.group("q").lower() in PART_QUANTIFIERS
@@ -148,20 +159,51 @@ def cut_problem(text: str, cs: int, ce: int) -> str | None:
             f"the quote starts right after the source's '{part.group('q')}', which hedges "
             "it: quote from that word"
         )
+    opener = _ONE_WORD_LEAD.fullmatch(lead)
+    if (
+        opener is not None
+        and len(_WORD.findall(text[cs:ce])) > 3
+        and text[cs : cs + 1].islower()
+        and opener.group(1).lower().endswith(_MODIFIER_ENDINGS)
+        and opener.group(1).lower() not in _NOT_MODIFIER | CONNECTIVES | _BUT
+        and _WORD.findall(text[cs:ce])[0].lower() not in _NOT_MODIFIER
+    ):
+        # "reduce tasks do not need to be re-executed" of "Completed reduce tasks do not …":
+        # the sentence's one word before the quote is its subject's modifier, by its shape (a
+        # participle or an adjective: "Completed", "Existing", "Previous", "Recent"); a noun
+        # there is the subject ("Executor makes …"), and the quote of its predicate names it
+        return (
+            f"the quote starts after the sentence's first word '{opener.group(1)}', which "
+            "qualifies what it says: quote the sentence from its start"
+        )
     if lead.strip(" \t\n\"'(\u201c\u2018["):
         # no sentence end in the stretch read: its opening is not seen, only its last clause
         opened = start == 0 or start > cs - LOOK_BEFORE
-        problem = _lead_problem(lead, opened)
+        problem = _lead_problem(lead, opened, _FIGURE.search(text, cs, ce) is not None)
         if problem:
             return problem
+    half = _NOT_ONLY.search(text, cs, ce) if _ENDS_SENTENCE.search(quote.rstrip()) else None
+    if half is not None and not _BUT_WORD.search(text, half.end(), ce):
+        but = _BUT_WORD.search(text, ce, min(end, ce + PAIR_GAP))
+        if but is not None:
+            # "determined not only by the function." of "… not only by the function, but also
+            # by the database itself": the quote ends the sentence on half of a pair (without
+            # its own full stop, "not only" shows the sentence unfinished)
+            return (
+                f"the quote keeps the source's '{' '.join(half.group().split())}' and stops "
+                f"before its '{but.group()}': quote both halves"
+            )
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
         return None  # the quote ends where the source's sentence does
-    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 20) : ce])
+    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 80) : ce])
 
 
-def _lead_problem(lead: str, opened: bool = True) -> str | None:
+def _lead_problem(lead: str, opened: bool = True, figure: bool = False) -> str | None:
     if _AFTER_FULL_STOP.search(lead):
         return None  # the quote starts a sentence of the source ("No. The plan", "Dr. Smith")
+    # an aside between the frame and the quote frames nothing: "we argue that (opposed to
+    # PageRank) ⟦…" is read as "we argue that ⟦…"
+    lead = _ASIDE_BEFORE.sub(" ", lead)
     words = _WORD.findall(lead)
     if not words:
         return None
@@ -171,7 +213,7 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
     if _FRAME_END.search(lead):
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
-        frame = (_fronted_frame(words) or _fronted_scope(lead)) if opened else None
+        frame = (_fronted_frame(words) or _fronted_scope(lead, figure)) if opened else None
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
@@ -182,16 +224,41 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
         parts = _SUBCLAUSE.split(lead)
         sub = parts[-1]
         if len(parts) > 1:
-            frame = _fronted_frame(_WORD.findall(sub)) or _fronted_scope(sub)
+            frame = _fronted_frame(_WORD.findall(sub)) or _fronted_scope(sub, figure)
             if frame is not None:
                 return (
                     f"the quote starts after '{_first_words(sub.strip())}', whose '{frame}' "
                     "governs what it says: quote its clause from its start"
                 )
+        # the clause the comma closes right before the quote is an attribution: an aside after
+        # the sentence's subject ("Les données, selon le gouvernement, ⟦…", "The data, the
+        # minister said, ⟦…") or the sentence's opening report with no "that" ("Der Minister
+        # hat behauptet, ⟦die Daten würden …"). Deeper in a sentence the attribution is of
+        # the clause it closes ("…, according to Project Jonah, with 140 pilot whales …").
+        segments = _CLAUSE_BREAK.split(lead) if opened else []
+        said = segments[-2] if len(segments) in (2, 3) else ""
+        aside = len(segments) == 3 and len(_WORD.findall(segments[0])) <= SUBJECT_WORDS + 3
+        report = len(segments) == 2 and _says([w.lower() for w in _TOKEN.findall(said)] or [""])
+        if (aside and _attribution_after(said)) or report:
+            return (
+                f"the quote starts after '{_last_words(said.strip())},', which makes it "
+                "someone's report, not the source's claim: quote the attribution too"
+            )
         return None
-    # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…":
-    # the words before a "that" (three at most) make what follows someone's report or view
-    if low and low[-1] in ("that", "whether"):
+    if opened and words[0].lower() in _ATTRIBUTING and not _CLAUSE_BREAK.search(lead):
+        # "Laut dem Minister ⟦werden die Daten …": German fronts it with no comma
+        return (
+            f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
+            f"'{words[0]}' governs what it says: quote the sentence from its start"
+        )
+    # "Wired Italy reports that ⟦…", "Another theory is that ⟦…", "does not require that ⟦…",
+    # "arguant notamment que ⟦…", "behauptet, dass ⟦…": the words before a "that" (three at
+    # most; German puts a comma before "dass") make what follows someone's report or view
+    if low and low[-1] in _THAT and len(cwords) == 1:
+        head = lead[: lead.rfind(clause)].rstrip()[:-1]  # the clause before its comma
+        before = _TOKEN.findall(_CLAUSE_BREAK.split(head)[-1])
+        cwords = [*before[-4:], *cwords]
+    if low and low[-1] in _THAT:
         frame = next((w for w in reversed(cwords[-5:-1]) if _frames(w) or is_negation(w)), None)
         if frame is not None and is_negation(frame):
             return (
@@ -243,18 +310,22 @@ def _hedge_adverb(word: str) -> bool:
     return w in HEDGES and (w.endswith("ly") or w in ("perhaps", "maybe", "often", "sometimes"))
 
 
-def _fronted_scope(lead: str) -> str | None:
+def _fronted_scope(lead: str, figure: bool = False) -> str | None:
     """The preposition of a fronted scope or time the quote's clause holds in, or None: "In
     the extreme cold, ⟦…", "Within months of the acquisition, Forte said, ⟦…". The phrase is
-    short and ends at the sentence's first comma; after it, nothing or an attribution."""
+    short and ends at the sentence's first comma; after it, nothing or an attribution. A date
+    ("In 1960,", "By May 2020,") is a scope only of a ``figure``: a count or share holds then."""
     phrase, _, after = lead.partition(",")
     rest = [w.lstrip(_MARKERS) for w in _WORD.findall(phrase)]
     while rest and rest[0].lower() in CONNECTIVES:
         rest = rest[1:]
-    if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
-        return None
     between = [w.lower() for w in _WORD.findall(after)]
     if between and not (len(between) <= 4 and any(w in SAYING_AFTER for w in between)):
+        return None
+    if figure and rest and rest[0].lower() in _DATE_OPENERS and _DATED.search(phrase):
+        # "In 1960, ⟦women held 27 percent of computing jobs": the figure is that year's
+        return str(rest[0])
+    if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
         return None
     return rest[0] if rest[0].lower() != "in" or _scope(rest[1:6]) else None
 
@@ -272,9 +343,12 @@ def _scope(words: list[str]) -> bool:
 
 
 def _frames(word: str) -> bool:
-    """Whether ``word`` opens a frame: a condition, an attribution, a hedge or a stance (in
-    lower case: "Theory" of "Theory of Computing" is a name's)."""
+    """Whether ``word`` opens a frame: a condition, an attribution, a hedge, a stance or a
+    denial or doubt ("denied that", "unclear whether"), in lower case ("Theory" of "Theory of
+    Computing" is a name's)."""
     w = word.lower()
+    if w in _DENIALS:
+        return True
     if w in STANCES or w in ATTRIBUTIONS or w in SAYING_AFTER:
         return word.islower()  # "We believe that", "A new study estimates that"
     return w in _FRAME_WORDS
@@ -304,7 +378,44 @@ def _tail_problem(tail: str, end: str = "") -> str | None:
             f"the quote stops before the source's '{said}', whose attribution makes it "
             "someone's report, not the source's claim: quote the attribution too"
         )
-    after = " ".join(w.lower() for w in _WORD.findall(tail[m.end() : m.end() + 40])[:3])
+    ahead = _WORD.findall(tail[m.end() : m.end() + 60])
+    after = " ".join(w.lower() for w in ahead[:3])
+    negated = any(is_negation(w) for w in _TOKEN.findall(_CLAUSE_BREAK.split(end)[-1]))
+    if m.group("p") and ahead[:1] and ahead[0].lower() in _BUT and not negated:
+        took = _takes_back(ahead[1:3])
+        if took is not None:
+            # "requires claims to be registered …, but exempts many foreign works", "…, but
+            # only in mice": the contrast takes back part of what the quote says (after a
+            # negated clause it corrects it: "ne serait pas surveillé, mais uniquement …")
+            return (
+                f"the quote stops before the source's '{ahead[0]} … {took}', which takes back "
+                "part of what it says: quote up to the end of that clause"
+            )
+    if not m.group("p"):
+        clause = _WORD.findall(_CLAUSE_END.split(tail[m.end() :], maxsplit=1)[0])[:6]
+        k = next((k for k, w in enumerate(clause) if w.lower() in _NOT_ATTRIBUTION), 6)
+        limit = next(
+            (
+                w
+                for j, w in enumerate(clause[:k])
+                if w.lower() in _LIMIT_LAST
+                and not (j and is_negation(clause[j - 1]))
+                and not (j and clause[j - 1].lower() in REFERENCES)
+            ),
+            None,  # "leads to not only …", "for the only customer", "its only" limit nothing
+        )
+        if limit is not None:
+            # "thaws" of "thaws in frozen ground only": the phrase it goes on with is bounded
+            return (
+                f"the quote stops before the source's '{' '.join(clause[:k])}', whose "
+                f"'{limit}' limits what it says: quote up to the end of that phrase"
+            )
+    if not m.group("p") and ahead[:1] and ahead[0].lower() in _ATTRIBUTING:
+        # "Les données ne seront pas conservées ⟦selon le gouvernement": no comma before it
+        return (
+            f"the quote stops before the source's '{' '.join(ahead[:3])}', whose attribution "
+            "makes it someone's report, not the source's claim: quote the attribution too"
+        )
     opened = TAIL_QUALIFIERS_AFTER_COMMA if m.group("p") else TAIL_QUALIFIERS
     last = _WORD.findall(end)[-1:]
     for phrase in opened:
@@ -315,6 +426,47 @@ def _tail_problem(tail: str, end: str = "") -> str | None:
                 f"the quote stops before the source's '{phrase}', which limits what it says: "
                 "quote up to the end of that phrase"
             )
+    return None
+
+
+# the contrast words that open a clause after the source's comma, in every language
+# FUNCTION_WORDS covers, and the last words of a clause that bound it ("in frozen ground only")
+_BUT = frozenset({"but", "yet", "mais", "aber", "sondern", "pero", "sino", "mas", "ma"})
+_LIMIT_LAST = frozenset(
+    {"only", "alone", "seulement", "uniquement", "nur", "solamente", "únicamente", "somente"}
+)
+_EXCEPTS = ("except", "exempt", "exclud", "sauf", "excepté", "außer", "ausgenommen", "salvo")
+# the words that open a scope after a "not": "but not in children", "mais pas chez l'homme"
+_SCOPE_AFTER_NOT = SCOPE_OPENERS | frozenset(
+    {"for", "at", "on", "when", "if", "after", "before", "among", "with", "dans", "pour", "en"}
+    | {"chez", "sur", "bei", "für", "im", "am", "para", "em", "no", "na", "per", "nei"}
+)
+
+
+# the first half of "not only X but also Y", in every language FUNCTION_WORDS covers
+_NOT_ONLY = re.compile(
+    r"\b(?:not\s+only|non\s+seulement|nicht\s+nur|no\s+s[oó]lo|n[aã]o\s+s[oó]|non\s+solo)\b",
+    re.IGNORECASE,
+)
+# the prepositions of an attribution, read with no comma ("selon le gouvernement", "laut dem
+# Minister"); not "segundo", "secondo" ("second") nor English "according to" ("according to plan")
+_ATTRIBUTING = frozenset({"selon", "según", "laut", "zufolge"})
+PAIR_GAP = 12  # characters: the pair's "but" follows the quote at once (", but also")
+_BUT_WORD = re.compile(r"\b(?:but|mais|sondern|sino|mas|ma)\b", re.IGNORECASE)
+
+
+def _takes_back(words: list[str]) -> str | None:
+    """The word after a clause's "but" that limits what came before, or None: "only", an
+    exception ("but exempts many foreign works", "but excludes"), or a negation of a scope
+    ("but not in children", "mais pas chez l'homme"). A negated predicate of its own ("but
+    has been unable to", "but not cheap", "but that they did not know") takes nothing back."""
+    if not words:
+        return None
+    w = words[0].lower()
+    if w in _LIMIT_LAST or w.startswith(_EXCEPTS):
+        return words[0]
+    if is_negation(w) and words[1:2] and words[1].lower() in _SCOPE_AFTER_NOT:
+        return f"{words[0]} {words[1]}"
     return None
 
 
@@ -338,12 +490,49 @@ def _attribution_after(rest: str) -> str | None:
 
 
 _LEAD_PART = re.compile(r"\b(?P<q>[^\W\d_]+)(?:[^\S\n]+of)?[^\S\n]*\n?[^\S\n]*$")
+_LEAD_PART_MOD = re.compile(
+    r"\b(?P<q>[^\W\d_]+)[^\S\n]+(?P<m>[^\W\d_A-Z][\w-]*)[^\S\n]*\n?[^\S\n]*$"
+)
+# the sentence's one word before the quote, nothing else (an opening mark at most)
+_ONE_WORD_LEAD = re.compile(r"[\"'(\u201c\u2018]?([^\W\d_][\w'\u2019-]*)[^\S\n]*\n?[^\S\n]*")
+_MODIFIER_ENDINGS = (
+    "ed",
+    "ing",
+    "ent",
+    "ant",
+    "ous",
+    "ive",
+    "al",
+    "ic",
+    "ful",
+    "less",
+    "able",
+    "ible",
+    "ary",
+)
+# what is no modifier of a part's noun: a function word, a reference, a verb of saying
+_NOT_MODIFIER = NUMBER_PHRASE_ENDS | FUNCTION_WORDS | REFERENCES | SAYING_AFTER | STANCES
 # where a clause and its subject start: the sentence's start, a clause mark, or "that"
 _CLAUSE_START = re.compile(
     r"(?:^|[,;:(\u2014\u2013]|\b(?:that|and|but|because|while|whereas|although|so))\s*$",
     re.IGNORECASE,
 )
+# a figure a time scopes: digits, or a number or share spelled out
+_FIGURE = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|hundreds?|thousands?|millions?|"
+    r"billions?|dozens?|half|percent|per\s+cent)\b",
+    re.IGNORECASE,
+)
+_DATE_OPENERS = frozenset({"in", "by", "as", "since", "until", "before", "after", "during"})
+_DATED = re.compile(
+    r"\b(?:1[5-9]\d\d|20\d\d)s?\b|\b(?:january|february|march|april|june|july|august|"
+    r"september|october|november|december)\b",
+    re.IGNORECASE,
+)
+_ASIDE_BEFORE = re.compile(r"[^\S\n]*\([^()]*\)[^\S\n]*$")
 _SUBCLAUSE = re.compile(r"[:;]|\bthat\b", re.IGNORECASE)
+# a report's or a view's "that", in every language FUNCTION_WORDS covers (French "qu'" elided)
+_THAT = frozenset({"that", "whether", "que", "qu", "dass", "ob", "che"})
 _MARKERS = "\u00b9\u00b2\u00b3\u2070\u2074-\u2079"  # superscript digits: note markers
 _CLAUSE_END = re.compile(r"[,;:()\u2014\u2013.!?]|\s-\s")
 # a clause of its own after the comma, not an attribution of the quote
@@ -405,7 +594,73 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
                 f"{REFERENT_SENTENCES} before): a bracket may spell out only what the source "
                 "itself refers to there"
             )
+        subject = _other_subject(text, e.char_start, said, key) if named else None
+        if subject is not None:
+            return (
+                f"the bracketed '{e.quote_text}' stands for '{said}', which opens its sentence: "
+                f"it refers to '{subject}', whom the sentence before names first, not to "
+                f"'{' '.join(key)}': a bracket may spell out only what the source refers to"
+            )
     return None
+
+
+# what makes the clause after "that" or "whether" someone's denial or an open question
+_DENIALS = frozenset(
+    {"deny", "denies", "denied", "denying", "dispute", "disputes", "disputed", "reject"}
+    | {"rejects", "rejected", "refute", "refutes", "refuted", "doubt", "doubts", "doubted"}
+    | {"unclear", "uncertain", "unknown", "doubtful"}
+)
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
+SUBJECT_WORDS = 3  # a sentence's subject is a name among its first three words
+_CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]*(?:['\u2019][^\W\d_]+)?")
+_NOT_SUBJECT = (
+    REFERENCES
+    | CONNECTIVES
+    | frozenset(
+        {"mr", "mrs", "ms", "dr", "prof", "a", "an", "in", "on", "at", "after", "before", "when"}
+    )
+)
+
+
+def _other_subject(text: str, at: int, said: str, key: list[str]) -> str | None:
+    """The first name of the sentence before, where a pronoun that opens its sentence ("He
+    also details …") is spelled out as another name of that sentence ("[Martino]" after "There,
+    Banzi claims that Martino …"): the pronoun continues the sentence's subject, and the bracket
+    names the wrong one of two people the source names there. None otherwise."""
+    if said.lower() not in _SUBJECT_PRONOUNS:
+        return None
+    lo = max(0, at - LOOK_BEFORE)
+    starts = [e for _, e in _breaks(text, lo, at + 4) if e <= at]
+    if len(starts) < 2 or text[starts[-1] : at].strip(" \t\n\"'(\u201c\u2018"):
+        return None  # the pronoun does not open its sentence, or no sentence before is read
+    before = text[starts[-2] : starts[-1]]
+    names: list[str] = [w for w in _CAPITALISED.findall(before) if w.lower() not in _NOT_SUBJECT]
+    last = key[-1]
+    if not names or last not in names or names[0] in key:
+        return None
+    # the subject opens the sentence: among its first words, past a connective or a short
+    # adverb and its comma ("There, Banzi claims"); a name further on may be a fronted phrase's
+    opening = _WORD.findall(before)[:SUBJECT_WORDS]
+    return names[0] if names[0] in opening else None
+
+
+def repeats_source(text: str, at: int, content: str, said: str) -> bool:
+    """Whether a bracket that spells out the reference ``said`` ("they") with a word the rules
+    would refuse in a bracket repeats the source's own words for it: the whole content, two
+    words or more, in the reference's sentence or the ``REFERENT_SENTENCES`` before, and its
+    listed words only adjectives a negative prefix or suffix makes ("[these unpredictable
+    outcomes]", "nonlinear", "useless"), which describe the noun. A negation, a number or a
+    quantifier is never the pronoun's ("[no outcomes]" for "they" says the opposite)."""
+    words = content.split()
+    if len(words) < 2 or not is_reference(said) or is_reference(content):
+        return False
+    for w in _WORD.findall(content):
+        cls = word_class(w)
+        if cls is not None and (cls != "negative word" or w.lower() in NEGATIVE_WORDS):
+            return False
+    there = normalize_for_match(_sentences_before(text, at)).lower()
+    phrase = r"\s+".join(re.escape(w) for w in normalize_for_match(content).lower().split())
+    return re.search(rf"(?<!\w){phrase}(?!\w)", there) is not None
 
 
 def _sentences_before(text: str, at: int) -> str:

@@ -33,10 +33,13 @@ from citeledger.locate.context import (
     is_description,
     is_name,
     referent_problem,
+    repeats_source,
 )
 from citeledger.locate.edits import CUT_REASON
+from citeledger.locate.layout import bridges, interruptions, joined_words
 from citeledger.locate.normalize import DASHES, Prepared, normalize_for_match, prepare
 from citeledger.locate.numbers import cut_number_problem
+from citeledger.locate.omissions import omission_problem
 from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
@@ -183,11 +186,32 @@ def _locate_paged(
     prepared: Prepared, quote: str, page_starts: Sequence[int], hint: int | None
 ) -> LocateResult:
     result = _locate(prepared, quote, hint)
-    if result.found or not page_starts:
+    if result.found:
         return result
-    view = _without_furniture(prepared, page_starts)
-    if view is None:
-        return result
+    # the pages' running headers set aside, then the lines the layout set inside a sentence too
+    # (a caption the quote holds after a header is the quote's)
+    for layout in (False, True):
+        if layout and not bridges(normalize_for_match(quote), _layout_joins(prepared)):
+            continue  # the quote runs across none of the layout's lines: no view to try
+        view = _without_furniture(prepared, page_starts, layout)
+        if view is not None:
+            got = _in_view(prepared, quote, hint, view, result, page_starts)
+            if got.found:
+                return got
+            result = got
+    return result
+
+
+def _in_view(
+    prepared: Prepared,
+    quote: str,
+    hint: int | None,
+    view: tuple[Prepared, _View],
+    result: LocateResult,
+    page_starts: Sequence[int],
+) -> LocateResult:
+    """The quote found in ``view`` (the text with lines set aside), as a span of the source, or
+    the refusal that says more."""
     sub, back = view
     again = _locate(sub, quote, None if hint is None else _to_view(back, hint))
     if not again.found or again.char_start is None or again.char_end is None:
@@ -197,8 +221,9 @@ def _locate_paged(
             return again  # its nearest passage, without the header in the way, says more
         return result
     cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
-    if not any(cs < p < ce for p in page_starts):
-        return result  # the header is not inside this span: nothing was skipped for it
+    if ce - cs == again.char_end - again.char_start:
+        return result  # no line set aside is inside this span: nothing was skipped for it
+    paged = any(cs < p < ce for p in page_starts)
     edits = tuple(
         Edit(
             e.kind,
@@ -218,7 +243,11 @@ def _locate_paged(
         source_quote=prepared.text[cs:ce],
         score=again.score,
         ambiguous=again.ambiguous,
-        reason="skipped a running header or footer at a page break"
+        reason=(
+            "skipped a running header or footer at a page break"
+            if paged
+            else "skipped a footnote marker or a figure the layout set inside the sentence"
+        )
         + (f"; {again.reason}" if again.reason else ""),
     )
 
@@ -237,7 +266,7 @@ def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
         problem = _edge_problem(raw, prepared.text, res.char_start, res.char_end)
     reason = "the quote is not in the source"
     if problem is None:
-        problem = cut_problem(prepared.text, res.char_start, res.char_end)
+        problem = cut_problem(prepared.text, res.char_start, res.char_end, raw)
         if problem is None and res.edits:
             problem = referent_problem(prepared.text, res.edits)
         if problem is not None:
@@ -532,14 +561,28 @@ def _line_key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()).lower())
 
 
+def _layout_joins(prepared: Prepared) -> frozenset[tuple[str, str]]:
+    """The word pairs the layout's set-aside lines put side by side (``layout.joined_words``),
+    once per text."""
+    key = ("layout joins",)
+    if key not in prepared.cache:
+        text = prepared.text
+        prepared.cache[key] = joined_words(text, interruptions(text))
+    return prepared.cache[key]  # type: ignore[no-any-return]
+
+
 def _without_furniture(
-    prepared: Prepared, page_starts: Sequence[int]
+    prepared: Prepared, page_starts: Sequence[int], layout: bool = False
 ) -> tuple[Prepared, _View] | None:
-    key = ("furniture", tuple(page_starts))
+    key = ("furniture", tuple(page_starts), layout)
     cache = prepared.cache
     if key not in cache:
+        # the pages' headers and footers, and with ``layout`` the lines the layout set inside
+        # a sentence (locate.layout)
         ranges = _furniture(prepared.text, page_starts)
-        if not ranges:
+        inside = interruptions(prepared.text) if layout else []
+        ranges = sorted(ranges + inside)
+        if not ranges or (layout and not inside):
             cache[key] = None
         else:
             text = prepared.text
@@ -837,6 +880,9 @@ def _find_bracketed(
         for i, content in enumerate(contents):
             got = m.group(f"b{i}")
             bad = _bracket_problem(content, got, recase=recase[i])
+            at = prepared.orig_start(m.start(f"o{i}"))
+            if bad is not None and got and repeats_source(prepared.text, at, content, got):
+                bad = None  # "[these unpredictable outcomes]": the source's own words for "they"
             if bad is not None:
                 break
             if (got is not None and got == content) or got == f"[{content}]":
@@ -1214,7 +1260,11 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     if said is not None:
         problems.append(f"the words left out at the ellipsis include '{said[0]}' (a {said[1]})")
         return False
-    lone = _LETTERS.findall(read)
+    framed = omission_problem(read, text, y)
+    if framed is not None:
+        problems.append(framed)
+        return False
+    lone = _COMPOUNDS.findall(read)  # "user-supplied" is one word
     if (
         len(lone) == 1
         and lone[0].lower() not in STOPWORDS
@@ -1286,6 +1336,7 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     return True
 
 
+_COMPOUNDS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)*")
 _OMITTED_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
 _NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
 _PAREN_ASIDE = re.compile(r"\([^()]*\)")

@@ -47,6 +47,13 @@ HEDGES = _wordset(
     assumed expected predicted projected typically normally commonly frequently regularly
     necessarily inevitably certainly definitely clearly obviously surely undoubtedly
     """
+    # an attempt is not an achievement: "systems that try to learn thresholds" are not
+    # "systems that … learn thresholds"
+    """
+    try tries tried trying attempt attempts attempted attempting
+    tente tentent tenté tenter essaie essaient essayé essayer versucht versuchen versuchte
+    intenta intentan intentó intentar tenta tentam tentou tentar cerca cercano tentato
+    """
 )
 QUANTIFIERS = _wordset(
     """
@@ -54,7 +61,7 @@ QUANTIFIERS = _wordset(
     wholly fully completely totally none half majority minority just merely simply solely
     purely exclusively mere sole little enough numerous plenty per maximum minimum average
     median total everything anything something everyone anyone someone everybody anybody
-    somebody everywhere anywhere somewhere remaining
+    somebody everywhere anywhere somewhere remaining others
     """
 )
 # Comparatives, the other side of a comparison ("versus", "compared"), and the verbs of a
@@ -84,7 +91,7 @@ NEGATIVE_WORDS = _wordset(
     disadvantage misleading fail fails failed failure lack lacks lacked lacking absent absence
     instead except excepting unless only neglect neglected refuse refused reject rejected deny
     denied prevent prevents prevented against excluding exclude excludes excluded besides
-    barring minus contrary
+    barring minus contrary exempt exempts exempted exempting exemption exemptions failing
     """
 )
 # Words that open a qualification or a contrast: "effective in most patients but caused
@@ -105,6 +112,22 @@ ATTRIBUTIONS = _wordset(
     """
     said says say reported reports claimed claims argued argues believed believes thought
     thinks noted stated wrote writes according told feared fears hoped insisted insists
+    """
+    # ... and in every language FUNCTION_WORDS covers: "arguant que", "selon", "affirme que",
+    # "behauptet, dass", "laut", "afirma que", "según", "segundo", "secondo", "sostiene che"
+    """
+    dit disent affirme affirment affirmé déclare déclarent déclaré estime estiment estimé
+    assure assurent assuré explique expliqué indique indiqué souligne souligné précise précisé
+    arguant arguent soutient soutiennent prétend prétendent pense pensent croit croient craint
+    craignent ajoute ajouté annonce annoncé rapporte rapporté selon
+    sagt sagte sagten behauptet behauptete behaupten erklärt erklärte erklärten meint meinte
+    glaubt glaubte betont betonte berichtet berichtete schreibt schrieb warnt warnte
+    argumentiert vermutet fürchtet laut zufolge
+    dijo dice dicen afirma afirmó afirman asegura aseguró aseguran declaró explicó señaló
+    indicó sostiene sostuvo cree creen advirtió añadió argumenta argumentó según
+    disse diz dizem afirmou afirmam declarou explicou acredita acreditam argumentou alega
+    alegou garante garantiu segundo
+    detto afferma affermato dichiarato ritiene spiega spiegato sottolinea crede secondo
     """
 )
 # The nouns of a stance, a frame that makes what follows someone's view rather than the
@@ -182,7 +205,7 @@ SAYING_AFTER = ATTRIBUTIONS | _wordset(
     explains explained warn warns warned suggest suggests suggested estimate estimates
     estimated contend contends contended maintain maintains maintained allege alleges alleged
     report announced declared conclude concludes concluded acknowledged admitted assert
-    asserts asserted predicted predict predicts speculated
+    asserts asserted predicted predict predicts speculated promised promises pledged vowed
     """
 )
 # Prepositions that open a fronted scope or time the main clause holds in ("In the extreme
@@ -221,6 +244,10 @@ LINE_GOES_ON = _wordset(
 # nouns): "Smith said ⟦the plan …⟧" reports what Smith said, "an insurance claim ⟦must …⟧" not.
 SAYING = ATTRIBUTIONS - _wordset("claims reports fears hopes thought according") | _wordset(
     "believe argue think contend contends contended insist suspect suspects suspected"
+    # a fear, a hope, a promise, a warning, a suggestion with no "that" ("Critics fear the
+    # data will be kept", "Officials suggested the plant would close")
+    " fear feared worry worried warned warns promised promises pledged vowed suggested"
+    " predicted expects expected"
 )
 # How much, how far, how often, since when: "especially efficient", "slightly more", "the
 # former PM", "temporarily dialed back" — left out, the claim says more than the source.
