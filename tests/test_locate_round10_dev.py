@@ -247,6 +247,15 @@ def test_a_cut_from_an_english_frame_the_lists_missed_is_refused(source: str, qu
             "I'm not a statistician and not a data scientist, I'm just a developer.",
             "I'm not a statistician",
         ),
+        # a concession, or an event's year or decade, does not govern the main clause
+        (
+            "Even though my duties are done, I still think the group is worth helping.",
+            "I still think the group is worth helping.",
+        ),
+        (
+            "In the 1910s, neon started being used for cosmopolitan flash in Paris.",
+            "neon started being used for cosmopolitan flash in Paris.",
+        ),
         # "even if" does not limit a negated claim either
         (
             "The drive does not crash even if the disk is full for a week.",

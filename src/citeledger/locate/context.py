@@ -187,6 +187,8 @@ def _lead_problem(lead: str, opened: bool = True) -> str | None:
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
         frame = (_fronted_frame(words) or _fronted_scope(lead)) if opened else None
+        if frame is not None and _concedes(words):
+            frame = None  # "Even though X, ⟦Y⟧": Y is asserted whatever X
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
@@ -268,6 +270,8 @@ def _fronted_scope(lead: str) -> str | None:
         rest = rest[1:]
     if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
         return None
+    if _DATE_PHRASE.fullmatch(phrase.strip()):
+        return None  # "In the 1910s,", "During 2019,": an event's time, as "In May,"
     between = [w.lower() for w in _WORD.findall(after)]
     if between and not (len(between) <= 4 and any(w in SAYING_AFTER for w in between)):
         return None
@@ -675,3 +679,21 @@ def _limit_tail_problem(
         f"the quote stops inside the clause its '{scope}' governs, before the source's "
         f"'{' '.join(after[:3])} …': quote up to the end of that clause"
     )
+
+
+# a fronted year or decade: "In 1960", "In the 1910s", "During the mid-1980s", "In the '90s"
+_DATE_PHRASE = re.compile(
+    r"(?:in|during|by|throughout)\s+(?:the\s+)?(?:(?:early|late|mid)[-\s]?)?"
+    r"(?:\d{4}s?|['\u2019]?\d0s)",
+    re.IGNORECASE,
+)
+
+
+def _concedes(words: list[str]) -> bool:
+    """Whether a sentence opens with "Even though" or "Even if": a concession, after which
+    the main clause is asserted whatever it concedes ("Even though my duties are done, I
+    still think …"), unlike "If" or "When", which make it hold only in their case."""
+    low = [w.lower() for w in words[:3]]
+    while low and low[0] in CONNECTIVES:
+        low = low[1:]
+    return low[:1] == ["even"] and low[1:2] in (["though"], ["if"])
