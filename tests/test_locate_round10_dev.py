@@ -98,6 +98,12 @@ def test_the_language_is_told_from_the_text_around_the_quote(text: str, lang: st
             "ist.",
             "Eine Teilmenge von R ist genau dann kompakt",
         ),
+        # a bracket's name the source does not give before its pronoun
+        (
+            "Dieses Skript wurde im Winter geschrieben. Es beinhaltet die Mitschriften aus der "
+            "Vorlesung.",
+            "[Das Buch] beinhaltet die Mitschriften aus der Vorlesung.",
+        ),
         # a report's "que" after a French participle of saying
         (
             "Le gouvernement se défend, arguant que les données ne seront pas conservées.",
@@ -255,6 +261,17 @@ def test_a_cut_from_an_english_frame_the_lists_missed_is_refused(source: str, qu
         (
             "In the 1910s, neon started being used for cosmopolitan flash in Paris.",
             "neon started being used for cosmopolitan flash in Paris.",
+        ),
+        # a bracket may spell out what a French or German pronoun refers to, by its name
+        (
+            "Une nouvelle autorité, la commission (CNCTR), sera créée. Elle remplacera "
+            "l’actuelle commission de contrôle.",
+            "[La CNCTR] remplacera l’actuelle commission de contrôle.",
+        ),
+        (
+            "Dieses Skript wurde im Winter geschrieben. Es beinhaltet die Mitschriften aus der "
+            "Vorlesung.",
+            "[Das Skript] beinhaltet die Mitschriften aus der Vorlesung.",
         ),
         # "even if" does not limit a negated claim either
         (

@@ -21,6 +21,7 @@ from citeledger.locate.language import language_of
 from citeledger.locate.normalize import normalize_for_match
 from citeledger.locate.wordlists import (
     ABBREVIATIONS,
+    ARTICLES_OTHER,
     ATTRIBUTIONS,
     CLAUSE_OPENERS,
     COMPARATIVES,
@@ -405,6 +406,7 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
             continue
         key = [_POSSESSIVE.sub("", w) for w in _NAME_WORDS.findall(content)]
         key = [w for w in key if w.lower() not in REFERENCES and w.lower() not in ("a", "an")]
+        key = [w for w in key if w.lower() not in ARTICLES_OTHER] or key  # "[La CNCTR]"
         if not key:
             continue
         phrase = normalize_for_match(" ".join(key)).lower()

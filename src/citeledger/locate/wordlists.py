@@ -376,6 +376,16 @@ REFERENCES = _wordset(
     these those which who whom whose such there here the
     """
 )
+# ... and the personal pronouns of the corpus's other languages ("[La CNCTR]" for "Elle",
+# "[Das Skript]" for "Es"), with the articles a bracket's name may carry ("La", "Das"),
+# dropped when the name is looked for in the source.
+REFERENCES_OTHER = _wordset(
+    """
+    il elle ils elles lui eux er es sie ihn ihm ihr ihnen él ella ellos ellas ele ela eles elas
+    lei loro esso essa essi esse
+    """
+)
+ARTICLES_OTHER = _wordset("le la les der die das den dem des el los las lo os il gli")
 # ... and these, only after a determiner ("the former", "this same"): alone, "former" is an
 # adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
@@ -429,7 +439,7 @@ def is_reference(span: str) -> bool:
     if words[-1] in REFERENCE_TAILS:
         head = words[:-1]
         return bool(head) and head[-1] in DETERMINERS and all(w in REFERENCES for w in head)
-    return all(w in REFERENCES for w in words)
+    return all(w in REFERENCES or w in REFERENCES_OTHER for w in words)
 
 
 def determiner_for_more(content: str, got: str) -> bool:
