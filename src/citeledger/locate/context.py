@@ -56,6 +56,10 @@ from citeledger.model import Edit
 LOOK_BEFORE = 600
 LOOK_AFTER = 300
 REFERENT_SENTENCES = 3  # a bracket's referent is named in the sentence or the three before
+# ... and read to tell the source's language there: enough running text, inside what the
+# build's re-check reads too
+LANGUAGE_BEFORE = 300
+LANGUAGE_AFTER = 150
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # a word or a number
@@ -480,7 +484,7 @@ _PART_MORE = re.compile(
 def _more_cut_problem(text: str, cs: int, ce: int, start: int, end: int) -> str | None:
     """Why a quote's cut loses what governs it, by the frames of the source's own language
     and the English ones the rules above miss, or None."""
-    table = FRAMES[language_of(text[max(0, cs - LOOK_BEFORE) : ce + LOOK_AFTER])]
+    table = FRAMES[language_of(text[max(0, cs - LANGUAGE_BEFORE) : ce + LANGUAGE_AFTER])]
     lead = text[start:cs]
     if lead.strip(_OPENING_MARKS) and not _AFTER_FULL_STOP.search(lead):
         opened = start == 0 or start > cs - LOOK_BEFORE
