@@ -282,3 +282,41 @@ def test_a_cut_from_an_english_frame_the_lists_missed_is_refused(source: str, qu
 )
 def test_the_honest_quote_beside_each_rule_passes(source: str, quote: str) -> None:
     assert locate(source, quote).found
+
+
+_PAGING = (
+    "Paging a human is an expensive use of time. If an employee is at work, a page interrupts "
+    "their workflow. It should not happen often. Effective alerting has very low noise."
+)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        # whole sentences left out, listed words and all: each kept sentence is still whole
+        "Paging a human is an expensive use of time. … Effective alerting has very low noise.",
+        "Paging a human is an expensive use of time. … It should not happen often.",
+    ],
+)
+def test_an_ellipsis_may_leave_out_whole_sentences(quote: str) -> None:
+    assert locate(_PAGING, quote).found
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        # the quote does not mark the sentence end before the omission
+        "Paging a human is an expensive use … Effective alerting has very low noise.",
+        # the omission ends inside a sentence: its words are the next fragment's
+        "Paging a human is an expensive use of time. … a page interrupts their workflow.",
+        # nor may it start inside one
+        "Paging a human is an expensive use of time. If an employee … should not happen often.",
+    ],
+)
+def test_an_ellipsis_over_part_of_a_sentence_still_keeps_its_listed_words(quote: str) -> None:
+    assert not locate(_PAGING, quote).found
+
+
+def test_an_abbreviation_ends_no_omitted_sentence() -> None:
+    text = "The plan was cut. It was not approved by Dr. Smith and the board at all."
+    assert not locate(text, "The plan was cut. … Smith and the board at all.").found

@@ -1206,6 +1206,8 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # "fully"; a hyphen inside a line stays ("less-known" holds "less")
     read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
     aside = harmless_aside(read)  # a closed aside that qualifies nothing kept may go
+    if _whole_sentences(text, x, y, read, ended):
+        return True  # sentences left out whole: each one kept is still the source's whole
     said = None if aside else first_meaningful(read)
     if said is None and not aside and not read.isascii():
         said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
@@ -1285,6 +1287,30 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
 
 
 _OMITTED_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
+_OMITTED_SENTENCE_START = re.compile(r"\s*[\"'(\u201c\u2018]?[A-Z\u00c0-\u00de]")
+_LEADING_MARK = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s)")
+_SENTENCE_MARK_BEFORE = re.compile(r"[.!?][\"')\]\u201d\u2019]*\s*$")
+
+
+def _whole_sentences(text: str, x: int, y: int, read: str, ended: bool) -> bool:
+    """Whether the omission ``text[x:y]`` is one or more of the source's sentences left out
+    whole (Chicago 13.53): the quote marks the sentence end before it, where the source's
+    sentence does end; the omitted text starts a sentence and ends with its own mark, not an
+    abbreviation's; the next fragment starts a sentence. The sentences kept are each the
+    source's whole, as if quoted one by one, so what the omitted ones say changes none."""
+    mark = _LEADING_MARK.match(read)  # the quote's full stop, the source's, left out with them
+    if mark is not None:
+        x, read = x + mark.end(), read[mark.end() :]
+    if not ended or not _SENTENCE_MARK_BEFORE.search(text, max(0, x - 4), x):
+        return False
+    if not _OMITTED_SENTENCE_START.match(read) or not _OMITTED_SENTENCE_END.search(read.rstrip()):
+        return False
+    last = _WORD_BEFORE.search(read.rstrip().rstrip("\"')]\u201d\u2019")[:-1])
+    if last is not None and abbreviation(last.group(1)):
+        return False  # "… asked Dr. ⟦Smith": no sentence end
+    return _OMITTED_SENTENCE_START.match(text, y) is not None or text[y : y + 1].isupper()
+
+
 _NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
 _PAREN_ASIDE = re.compile(r"\([^()]*\)")
 _SENTENCE_OF_ITS_OWN = re.compile(r"^\W*[^\W\d_]+[.!?:]\W*$")
