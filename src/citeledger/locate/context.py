@@ -31,6 +31,7 @@ from citeledger.locate.wordlists import (
     DATE_WORDS,
     DISCOURSE_AFTER_IN,
     DISCOURSE_AFTER_THE,
+    FIRST_PERSON,
     FRAMES,
     HEDGES,
     LINE_GOES_ON,
@@ -522,7 +523,7 @@ def _frame_lead_problem(
         # the words before it, across the comma German and French put before a "dass"
         before = low[-5:-1] or [w.lower() for w in _TOKEN.findall(lead)][-5:-1]
         verb = next((w for w in before if w in said), None)
-        if verb is not None:
+        if verb is not None and not _own_claim(before, verb, table):
             return (
                 f"the quote starts after '{_last_words(clause)}': it is what the source's "
                 f"'{verb}' frames, not the source's own claim: quote from that frame"
@@ -530,7 +531,11 @@ def _frame_lead_problem(
     k = len(low) - 1
     while k > 0 and len(low) - k <= 4 and (low[k] in SAID_TO_OR_WHEN or low[k].isdigit()):
         k -= 1  # "told us", "said last year"
-    if low[k] in said and (k == 0 or low[k - 1] not in NOT_A_VERB_AFTER):
+    if (
+        low[k] in said
+        and (k == 0 or low[k - 1] not in NOT_A_VERB_AFTER)
+        and not _own_claim(low[: k + 1], low[k], table)
+    ):
         return (
             f"the quote starts after '{_last_words(clause)}': it is what the source's "
             f"'{low[k]}' frames, not the source's own claim: quote from that frame"
@@ -557,7 +562,7 @@ def _frame_lead_problem(
 
 def _opening_frame(lead: str, table: dict[str, frozenset[str]]) -> str | None:
     """The word that makes the sentence's opening a frame in the source's language ("Falls",
-    "Selon", "As … pointed out"), also after a short opening phrase ("After all, if …", "For
+    "Selon", "Once"), also after a short opening phrase ("After all, if …", "For
     example, "If …"), or None."""
     phrase, comma, rest = lead.partition(",")
     parts = [lead]
@@ -574,10 +579,6 @@ def _opening_frame(lead: str, table: dict[str, frozenset[str]]) -> str | None:
         first = words[0].lower()
         if first in opens:
             return words[0]
-        upto = _WORD.findall(part.partition(",")[0])
-        saying = SAYING_AFTER | table["saying"]
-        if first == "as" and len(upto) <= 8 and any(w.lower() in saying for w in upto[1:]):
-            return words[0]  # "As David Pierce has pointed out, ⟦…"
     return None
 
 
@@ -703,3 +704,15 @@ def _concedes(words: list[str]) -> bool:
     while low and low[0] in CONNECTIVES:
         low = low[1:]
     return low[:1] == ["even"] and low[1:2] in (["though"], ["if"])
+
+
+def _own_claim(before: list[str], verb: str, table: dict[str, frozenset[str]]) -> bool:
+    """Whether the verb framing a quote presents the source's own claim: an assertive verb
+    said by the source itself ("we pointed out that", "I noted that"), or "the fact that",
+    whose content the source takes as true."""
+    if before[-1:] == ["fact"]:
+        return True
+    if verb not in table.get("assertive", frozenset()):
+        return False
+    at = len(before) - 1 - before[::-1].index(verb)
+    return bool(FIRST_PERSON.intersection(before[max(0, at - 3) : at]))

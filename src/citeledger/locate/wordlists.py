@@ -544,6 +544,9 @@ SAID_TO_OR_WHEN = _wordset(
 )
 # ... and the words after which such a verb is an adjective: "the expected value", "as hoped".
 NOT_A_VERB_AFTER = _wordset("the a an this that these those his her its their our my your as")
+# The source speaking of itself: an assertive verb it says ("we pointed out that") frames its
+# own claim.
+FIRST_PERSON = _wordset("we i us our my")
 # The frames of each language a source may be in (locate.language tells which from the text
 # around the quote): the words that make what a cut leaves of a sentence someone's report, a
 # case of a condition, one side of an alternative or a part, read by context.py's
@@ -566,6 +569,7 @@ FRAME_ROLES = (
     "connective",  # a sentence's opening word that opens no frame: "mais", "aber"
     "coordinator",  # a word that starts a new clause after a quote: "and", "et", "und"
     "concession",  # a concession after a comma that may hold a limit: "although", "aunque"
+    "assertive",  # a verb of saying that presents what follows as true (English only)
 )
 _FRAMES_BY_LANGUAGE: dict[str, dict[str, str]] = {
     "en": {
@@ -582,6 +586,13 @@ _FRAMES_BY_LANGUAGE: dict[str, dict[str, str]] = {
             imagines imagined suppose supposes supposed guess guessed bet bets expect
             expects expected want wants wanted wish wishes wished hope hoping pretend
             pretends pretended shocked surprised convinced
+            """,
+        # ... of them, those that present what follows as true: said by the source itself
+        # ("we pointed out that", "as noted above") they frame its own claim
+        "assertive": """
+            pointed noted observed observes stressed emphasized emphasised reiterated remarked
+            recalled conceded acknowledged admitted mentioned shown showed described discussed
+            explained stated
             """,
         "complementizer": "that whether",
         "quantifier": "",
