@@ -154,12 +154,12 @@ def locate_prepared(
     """
     decoded = _decoded(quote)
     if decoded != quote:
-        got = _locate_paged(prepared, decoded, page_starts, hint)
+        got = _locate_unmarked(prepared, decoded, page_starts, hint)
         if got.found:
             return got
-        literal = _locate_paged(prepared, quote, page_starts, hint)
+        literal = _locate_unmarked(prepared, quote, page_starts, hint)
         return literal if literal.found else got
-    return _locate_paged(prepared, quote, page_starts, hint)
+    return _locate_unmarked(prepared, quote, page_starts, hint)
 
 
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
@@ -192,6 +192,14 @@ def _locate_paged(
     cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
     if not any(cs < p < ce for p in page_starts):
         return result  # the header is not inside this span: nothing was skipped for it
+    return _mapped_back(prepared, back, again, "skipped a running header or footer at a page break")
+
+
+def _mapped_back(prepared: Prepared, back: _View, again: LocateResult, why: str) -> LocateResult:
+    """A quote found in a view of the source (page furniture or note markers taken out),
+    its span and edits given in the source as it is."""
+    assert again.char_start is not None and again.char_end is not None
+    cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
     edits = tuple(
         Edit(
             e.kind,
@@ -211,9 +219,56 @@ def _locate_paged(
         source_quote=prepared.text[cs:ce],
         score=again.score,
         ambiguous=again.ambiguous,
-        reason="skipped a running header or footer at a page break"
-        + (f"; {again.reason}" if again.reason else ""),
+        reason=why + (f"; {again.reason}" if again.reason else ""),
     )
+
+
+def _locate_unmarked(
+    prepared: Prepared, quote: str, page_starts: Sequence[int], hint: int | None
+) -> LocateResult:
+    """The search, then again without the source's note markers ("alerts,²² and", "US$1,000[23]
+    in 2008"), where the quote leaves them out: a reference mark is the page's apparatus, not
+    the author's words (docs/editorial-marks.md)."""
+    result = _locate_paged(prepared, quote, page_starts, hint)
+    if result.found:
+        return result
+    view = _without_markers(prepared)
+    if view is None:
+        return result
+    sub, back = view
+    again = _locate_paged(
+        sub,
+        quote,
+        tuple(_to_view(back, p) for p in page_starts),
+        None if hint is None else _to_view(back, hint),
+    )
+    if not again.found or again.char_start is None or again.char_end is None:
+        return result
+    cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
+    if not any(cs < m.start() < ce for m in _NOTE_MARKER.finditer(prepared.text, cs, ce)):
+        return result  # no marker inside this span: nothing was left out for it
+    return _mapped_back(prepared, back, again, "left out the source's note markers")
+
+
+# A note marker: superscript digits after punctuation or a word of three letters or more
+# ("alerts,²²", "Workqueue²³ is"; not "m²", "x² + y²": a unit's or a variable's power), or a
+# bracketed number right after a word of two letters or more, a number or punctuation
+# ("2014[27] and", "marriage.[24]"; not "a[3]"); either before a mark, a word or the line's
+# end ("arr[23] = 5", "x² + 1" are an index and a power).
+_NOTE_MARKER = re.compile(
+    r"(?:(?<=[.,;:!?)\]\"'\u201d\u2019])|(?<=[^\W\d_]{3}))[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+"
+    r"(?=[.,;:!?)]|\s+[^\W\d_]|\s*$)"
+    r"|(?:(?<=[^\W\d_]{2})|(?<=[\d.,;:!?)\"'\u201d\u2019]))\[\d{1,3}\](?=[.,;:!?)]|\s+[^\W\d_]|\s*$)",
+    re.MULTILINE,
+)
+
+
+def _without_markers(prepared: Prepared) -> tuple[Prepared, _View] | None:
+    cache = prepared.cache
+    if "markers" not in cache:
+        ranges = [m.span() for m in _NOTE_MARKER.finditer(prepared.text)]
+        cache["markers"] = _view_without(prepared.text, ranges) if ranges else None
+    return cache["markers"]  # type: ignore[no-any-return]
 
 
 def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
@@ -532,28 +587,29 @@ def _without_furniture(
     cache = prepared.cache
     if key not in cache:
         ranges = _furniture(prepared.text, page_starts)
-        if not ranges:
-            cache[key] = None
-        else:
-            text = prepared.text
-            keep_v: list[int] = []
-            keep_o: list[int] = []
-            parts: list[str] = []
-            pos = vlen = 0
-            for a, b in ranges:
-                if a < pos:
-                    a = pos
-                if a > pos:
-                    keep_v.append(vlen)
-                    keep_o.append(pos)
-                    parts.append(text[pos:a])
-                    vlen += a - pos
-                pos = max(pos, b)
+        cache[key] = _view_without(prepared.text, ranges) if ranges else None
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _view_without(text: str, ranges: Sequence[tuple[int, int]]) -> tuple[Prepared, _View]:
+    """``text`` with ``ranges`` (sorted) taken out, prepared, and the map back to ``text``."""
+    keep_v: list[int] = []
+    keep_o: list[int] = []
+    parts: list[str] = []
+    pos = vlen = 0
+    for a, b in ranges:
+        if a < pos:
+            a = pos
+        if a > pos:
             keep_v.append(vlen)
             keep_o.append(pos)
-            parts.append(text[pos:])
-            cache[key] = (prepare("".join(parts)), _View(tuple(keep_v), tuple(keep_o)))
-    return cache[key]  # type: ignore[no-any-return]
+            parts.append(text[pos:a])
+            vlen += a - pos
+        pos = max(pos, b)
+    keep_v.append(vlen)
+    keep_o.append(pos)
+    parts.append(text[pos:])
+    return prepare("".join(parts)), _View(tuple(keep_v), tuple(keep_o))
 
 
 def _from_view(v: _View, k: int) -> int:
