@@ -230,8 +230,8 @@ def _locate_unmarked(
     in 2008"), where the quote leaves them out: a reference mark is the page's apparatus, not
     the author's words (docs/editorial-marks.md)."""
     result = _locate_paged(prepared, quote, page_starts, hint)
-    if result.found:
-        return result
+    if result.found or not (result.candidate and _NOTE_MARKER.search(result.candidate)):
+        return result  # the nearest passage holds no marker: leaving one out is not the cause
     view = _without_markers(prepared)
     if view is None:
         return result
