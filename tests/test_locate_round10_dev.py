@@ -362,3 +362,23 @@ def test_a_quote_may_leave_out_the_sources_note_markers_only(
     source: str, quote: str, found: bool
 ) -> None:
     assert locate(source, quote).found is found
+
+
+def test_a_running_header_of_two_lines_is_skipped_line_by_line() -> None:
+    header = "The Act of 1998\nOffice Summary December 1998 Page {}\n"
+    pages = [
+        "An exception for research permits circumvention of access control measures, and\n",
+        header.format(2) + "the development of the means to do so, to identify flaws.\n",
+        header.format(3) + "Some other text on page three of the summary.\n",
+        header.format(4) + "More text on page four of the summary.\n",
+    ]
+    starts = [sum(map(len, pages[:k])) for k in range(len(pages))]
+    text = "".join(pages)
+    q = "permits circumvention of access control measures, and the development of the means"
+    r = locate(text, q, page_starts=starts)
+    assert r.found, r
+    assert "Page 2" in (r.source_quote or "")
+    assert not locate(text, q.replace("the means", "the tools"), page_starts=starts).found
+    # the one-line reading still comes first: a quote that keeps the second line is found
+    kept = "access control measures, and Office Summary December 1998 Page 2"
+    assert locate(text, kept, page_starts=starts).found

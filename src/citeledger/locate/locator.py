@@ -178,7 +178,24 @@ def _locate_paged(
     result = _locate(prepared, quote, hint)
     if result.found or not page_starts:
         return result
-    view = _without_furniture(prepared, page_starts)
+    got = _locate_unfurnished(prepared, quote, page_starts, hint, result, 1)
+    if got.found:
+        return got
+    # a header of several lines: each that recurs taken out ("… Act of 1998" / "Copyright
+    # Office Summary December 1998 Page 6"), after the one-line reading, which a quote that
+    # keeps the second line needs
+    return _locate_unfurnished(prepared, quote, page_starts, hint, got, _FURNITURE_LINES)
+
+
+def _locate_unfurnished(
+    prepared: Prepared,
+    quote: str,
+    page_starts: Sequence[int],
+    hint: int | None,
+    result: LocateResult,
+    depth: int,
+) -> LocateResult:
+    view = _without_furniture(prepared, page_starts, depth)
     if view is None:
         return result
     sub, back = view
@@ -547,33 +564,51 @@ class _View(NamedTuple):
     orig_starts: tuple[int, ...]  # and in the original
 
 
-def _furniture(text: str, page_starts: Sequence[int]) -> list[tuple[int, int]]:
-    """Original ranges of the first and last lines of pages that recur on several pages
-    (digits ignored: page numbers change) or are only a page number."""
+def _furniture(text: str, page_starts: Sequence[int], depth: int) -> list[tuple[int, int]]:
+    """Original ranges of the lines that open and close pages and recur on several pages
+    (digits ignored: page numbers change) or are only a page number: a header of two or
+    three lines ("The Digital Millennium Copyright Act of 1998" / "Copyright Office Summary
+    December 1998 Page 6") is taken out line by line, as long as each recurs, up to
+    ``depth`` lines."""
     bounds = [p for p in page_starts if 0 <= p <= len(text)]
     if len(bounds) < 2:
         return []
     pages = list(zip(bounds, [*bounds[1:], len(text)], strict=True))
-    firsts: list[tuple[str, int, int]] = []
-    lasts: list[tuple[str, int, int]] = []
+    rows: list[list[tuple[str, int, int]]] = []  # per page: its first, then its last lines
+    page_start: dict[int, int] = {}  # a page's first line: where the page starts
     for ps, pe in pages:
         body = text[ps:pe]
-        lead = len(body) - len(body.lstrip())
-        nl = body.find("\n", lead)
-        nl = len(body) if nl == -1 else nl
-        firsts.append((_line_key(body[lead:nl]), ps, ps + min(len(body), nl + 1)))
-        trimmed = body.rstrip()
-        ls = trimmed.rfind("\n") + 1
-        lasts.append((_line_key(trimmed[ls:]), ps + ls, ps + len(trimmed)))
+        spans = [(m.start() + ps, m.end() + ps) for m in re.finditer(r"[^\n]*\S[^\n]*", body)]
+        tops = spans[:depth]
+        bottoms = spans[::-1][: max(0, min(depth, len(spans) - len(tops))) or 1]
+        if tops:
+            page_start[tops[0][0]] = ps
+        rows.append([(_line_key(text[a:b]), a, b) for a, b in tops])
+        rows.append([(_line_key(text[a:b]), a, b) for a, b in bottoms])
     out: list[tuple[int, int]] = []
-    for lines in (firsts, lasts):
-        counts: dict[str, int] = {}
-        for key, _, _ in lines:
-            counts[key] = counts.get(key, 0) + 1
-        for key, a, b in lines:
-            if key and (counts[key] >= FURNITURE_MIN_PAGES or key in ("#", "page #")):
-                out.append((a, b))
+    for side in (0, 1):
+        lines = rows[side::2]
+        for k in range(depth):
+            counts: dict[str, int] = {}
+            for page in lines:
+                if k < len(page):
+                    counts[page[k][0]] = counts.get(page[k][0], 0) + 1
+            kept = []
+            for page in lines:
+                if k >= len(page):
+                    continue
+                key, a, b = page[k]
+                if key and (counts[key] >= FURNITURE_MIN_PAGES or key in ("#", "page #")):
+                    # a header line with its line break, the first from the page's start
+                    # (a form feed, blank lines); a footer line alone
+                    start = page_start[a] if side == 0 and k == 0 else a
+                    out.append((start, b + (side == 0 and text[b : b + 1] == "\n")))
+                    kept.append(page)
+            lines = kept  # a deeper line is furniture only under furniture
     return sorted(set(out))
+
+
+_FURNITURE_LINES = 3  # lines of a page's header or footer block read
 
 
 def _line_key(line: str) -> str:
@@ -581,12 +616,12 @@ def _line_key(line: str) -> str:
 
 
 def _without_furniture(
-    prepared: Prepared, page_starts: Sequence[int]
+    prepared: Prepared, page_starts: Sequence[int], depth: int
 ) -> tuple[Prepared, _View] | None:
-    key = ("furniture", tuple(page_starts))
+    key = ("furniture", tuple(page_starts), depth)
     cache = prepared.cache
     if key not in cache:
-        ranges = _furniture(prepared.text, page_starts)
+        ranges = _furniture(prepared.text, page_starts, depth)
         cache[key] = _view_without(prepared.text, ranges) if ranges else None
     return cache[key]  # type: ignore[no-any-return]
 
