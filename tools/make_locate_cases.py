@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from citeledger.cli.locate import extract_path  # noqa: E402
+from citeledger.locate.language import language_of  # noqa: E402
 from citeledger.locate.locator import NEGATIONS, STOPWORDS  # noqa: E402
 from citeledger.locate.normalize import normalize_for_match  # noqa: E402
 from citeledger.locate.wordlists import (  # noqa: E402
@@ -45,6 +46,7 @@ from citeledger.locate.wordlists import (  # noqa: E402
     first_meaningful,
     word_class,
 )
+from citeledger.locate.wordlists import FRAMES as FRAMES_BY_LANGUAGE  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 # Public-domain or openly licensed sources may give more quotations than the rest.
@@ -1053,6 +1055,12 @@ def _cut_from_frame(text: str, a: int, b: int) -> bool:
     lead = text[m.end() if m else max(0, a - 400) : a]
     first = re.match(r"[^A-Za-z]*(?:(?:But|And|So|Indeed|However|Then),?\s+)?([A-Za-z]+)", lead)
     if lead.rstrip().endswith(",") and first and first.group(1).lower() in _FRAME_OPENERS:
+        return True
+    # ... or with its language's "Wenn …,", "Falls …,", "Si …," (the locator reads the same
+    # tables: a German page-break window after "Wenn es ein solches δ gibt," is not honest)
+    lang = language_of(text[max(0, a - 400) : b + 300])
+    openers = FRAMES_BY_LANGUAGE[lang]["condition"] if lang != "en" else frozenset()
+    if lead.rstrip().endswith(",") and first and first.group(1).lower() in openers:
         return True
     # or it starts in a clause the source negates ("does not require that ⟦…"), or after a
     # report's or a view's "that" ("reports that ⟦…", "theory is that ⟦…")

@@ -17,8 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from citeledger.locate.language import language_of
 from citeledger.locate.normalize import normalize_for_match
 from citeledger.locate.wordlists import (
+    ARTICLES_OTHER,
     ATTRIBUTIONS,
     CLAUSE_OPENERS,
     COMPARATIVES,
@@ -28,13 +30,17 @@ from citeledger.locate.wordlists import (
     DATE_WORDS,
     DISCOURSE_AFTER_IN,
     DISCOURSE_AFTER_THE,
+    FIRST_PERSON,
+    FRAMES,
     FUNCTION_WORDS,
     HEDGES,
     LINE_GOES_ON,
     NEGATIVE_WORDS,
+    NOT_A_VERB_AFTER,
     NUMBER_PHRASE_ENDS,
     PART_QUANTIFIERS,
     REFERENCES,
+    SAID_TO_OR_WHEN,
     SAYING,
     SAYING_AFTER,
     SCOPE_OPENERS,
@@ -55,6 +61,10 @@ from citeledger.sentence_end import sentence_ends
 LOOK_BEFORE = 600
 LOOK_AFTER = 300
 REFERENT_SENTENCES = 3  # a bracket's referent is named in the sentence or the three before
+# ... and read to tell the source's language there: enough running text, inside what the
+# build's re-check reads too
+LANGUAGE_BEFORE = 300
+LANGUAGE_AFTER = 150
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # a word or a number
@@ -194,8 +204,11 @@ def cut_problem(text: str, cs: int, ce: int, quote: str = "") -> str | None:
                 f"before its '{but.group()}': quote both halves"
             )
     if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
-        return None  # the quote ends where the source's sentence does
-    return _tail_problem(text[ce : min(end, ce + LOOK_AFTER)], text[max(cs, ce - 80) : ce])
+        return _more_cut_problem(text, cs, ce, start, end)  # it ends where the sentence does
+    tail = text[ce : min(end, ce + LOOK_AFTER)]
+    return _tail_problem(tail, text[max(cs, ce - 80) : ce]) or _more_cut_problem(
+        text, cs, ce, start, end
+    )
 
 
 def _lead_problem(lead: str, opened: bool = True, figure: bool = False) -> str | None:
@@ -214,6 +227,8 @@ def _lead_problem(lead: str, opened: bool = True, figure: bool = False) -> str |
         # "If confirmed in clinical trials, ⟦…", "Indeed, when the noise matrix is …, ⟦…",
         # "To the best of our knowledge, ⟦…": a fronted frame governs the main clause
         frame = (_fronted_frame(words) or _fronted_scope(lead, figure)) if opened else None
+        if frame is not None and _concedes(words):
+            frame = None  # "Even though X, ⟦Y⟧": Y is asserted whatever X
         if frame is not None:
             return (
                 f"the quote starts after the sentence's opening '{_first_words(lead)}', whose "
@@ -327,6 +342,8 @@ def _fronted_scope(lead: str, figure: bool = False) -> str | None:
         return str(rest[0])
     if not rest or rest[0].lower() not in SCOPE_OPENERS or len(rest) > 8:
         return None
+    if _DATE_PHRASE.fullmatch(phrase.strip()):
+        return None  # "In the 1910s,", "During 2019,": an event's time, as "In May,"
     return rest[0] if rest[0].lower() != "in" or _scope(rest[1:6]) else None
 
 
@@ -575,6 +592,7 @@ def referent_problem(text: str, edits: Sequence[Edit]) -> str | None:
             continue
         key = [_POSSESSIVE.sub("", w) for w in _NAME_WORDS.findall(content)]
         key = [w for w in key if w.lower() not in REFERENCES and w.lower() not in ("a", "an")]
+        key = [w for w in key if w.lower() not in ARTICLES_OTHER] or key  # "[La CNCTR]"
         if not key:
             continue
         phrase = normalize_for_match(" ".join(key)).lower()
@@ -689,3 +707,259 @@ def is_description(span: str) -> bool:
     like "it", whose referent the source names before it."""
     s = " ".join(span.split())
     return bool(_DESCRIPTION.fullmatch(s)) and first_meaningful(s.split(None, 1)[1]) is None
+
+
+# The frames the rules above do not read: those of the source's other languages (German,
+# French, Spanish, Portuguese, Italian: wordlists.FRAMES, by locate.language), and English
+# frames they miss ("told us", "vowed that", "If …, then", "…, and only if …").
+_OPENING_MARKS = " \t\n\"'(\u201c\u2018[\u00ab\u00a0"
+# a fronted frame ends with a comma or the dash that closes an aside, maybe with its "then"
+_FRAME_END_MORE = re.compile(
+    r"(?:,|[\u2014\u2013]|\s-)[\"'\u201d\u2019\u00bb)\s\u00a0]*"
+    r"(?:(?:then|alors|dann|so|entonces|então|allora)\s+)?$",
+    re.IGNORECASE,
+)
+_ELIDED = re.compile(r"\b(?:qu|que)['\u2019]$", re.IGNORECASE)  # French "craignent qu’⟦elles"
+_COLON_END = re.compile(r":[\"'\u201c\u2018\u00ab\s\u00a0]*$")
+_PART_MORE = re.compile(
+    r"(?:^|[,;:(\u2014\u2013]|\b(?:that|que|dass|and|y|et|und|e|but|mais|pero|aber|mas))\s*"
+    r"(?:(?:la|le|les|los|las|die|der|a|as|os|the|o|i|gli)\s+)?(?P<q>[^\W\d_]+)"
+    r"(?:\s+(?:of|de|des|del|der|di|dos|das|d['\u2019]))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _more_cut_problem(text: str, cs: int, ce: int, start: int, end: int) -> str | None:
+    """Why a quote's cut loses what governs it, by the frames of the source's own language
+    and the English ones the rules above miss, or None."""
+    table = FRAMES[language_of(text[max(0, cs - LANGUAGE_BEFORE) : ce + LANGUAGE_AFTER])]
+    lead = text[start:cs]
+    if lead.strip(_OPENING_MARKS) and not _AFTER_FULL_STOP.search(lead):
+        opened = start == 0 or start > cs - LOOK_BEFORE
+        problem = _frame_lead_problem(lead, text[cs:ce], table, opened)
+        if problem is not None:
+            return problem
+    if _ENDS_SENTENCE.search(text, max(cs, ce - 4), ce):
+        return None  # a quote that ends where its sentence does holds its own tail
+    return _limit_tail_problem(lead, text[cs:ce], text[ce : min(end, ce + LOOK_AFTER)], table)
+
+
+def _frame_lead_problem(
+    lead: str, quote: str, table: dict[str, frozenset[str]], opened: bool
+) -> str | None:
+    """What in the lead-in a quote drops makes it someone's report, a case of a condition, a
+    part or one side of an alternative: read in the source's language."""
+    qwords = _WORD.findall(quote)
+    consequent = bool(qwords) and qwords[0].lower() in table["consequent"]
+    if opened and (_FRAME_END_MORE.search(lead) or (consequent and lead.rstrip().endswith(","))):
+        frame = _opening_frame(lead, table)
+        if frame is not None:
+            return (
+                f"the quote starts after the sentence's opening '{_first_words(lead.strip())}', "
+                f"whose '{frame}' governs what it says: quote the sentence from its start"
+            )
+    clause = _CLAUSE_BREAK.split(lead)[-1]
+    low = [w.lower() for w in _TOKEN.findall(clause)]
+    ends_word = lead[-1:].isspace() or bool(_ELIDED.search(lead))
+    if not low or not ends_word:
+        return _colon_problem(lead, table)
+    said = table["saying"] | SAYING
+    # "vowed that ⟦…", "craignent qu’⟦…", "I'd be shocked if ⟦…": a report's or a stance's
+    # "that", or the "if" of a stance (an "if" alone, "Anyway, if ⟦…", is left to the writer)
+    if low[-1] in table["complementizer"] | table["condition"] or _ELIDED.search(lead):
+        # the words before it, across the comma German and French put before a "dass"
+        before = low[-5:-1] or [w.lower() for w in _TOKEN.findall(lead)][-5:-1]
+        verb = next((w for w in before if w in said), None)
+        if verb is not None and not _own_claim(before, verb, table):
+            return (
+                f"the quote starts after '{_last_words(clause)}': it is what the source's "
+                f"'{verb}' frames, not the source's own claim: quote from that frame"
+            )
+    k = len(low) - 1
+    while k > 0 and len(low) - k <= 4 and (low[k] in SAID_TO_OR_WHEN or low[k].isdigit()):
+        k -= 1  # "told us", "said last year"
+    if (
+        low[k] in said
+        and (k == 0 or low[k - 1] not in NOT_A_VERB_AFTER)
+        and not _own_claim(low[: k + 1], low[k], table)
+    ):
+        return (
+            f"the quote starts after '{_last_words(clause)}': it is what the source's "
+            f"'{low[k]}' frames, not the source's own claim: quote from that frame"
+        )
+    if len(_WORD.findall(quote)) > 3:
+        part = _PART_MORE.search(lead)
+        if part is not None and part.group("q").lower() in table["quantifier"]:
+            return (
+                f"the quote starts right after the source's '{part.group().strip()}', which "
+                "makes its claim of a part: quote from that word"
+            )
+        if low[-1] in table["hedge"] and len(low) <= 2:
+            return (
+                f"the quote starts right after the source's '{low[-1]}', which hedges it: "
+                "quote from that word"
+            )
+    if low[-1] in table["or"] and _either_before(lead, table):
+        return (
+            f"the quote starts after the source's '{_last_words(clause)}': it holds one side "
+            "of an alternative as if it were the claim; quote both sides"
+        )
+    return None
+
+
+def _opening_frame(lead: str, table: dict[str, frozenset[str]]) -> str | None:
+    """The word that makes the sentence's opening a frame in the source's language ("Falls",
+    "Selon", "Once"), also after a short opening phrase ("After all, if …", "For
+    example, "If …"), or None."""
+    phrase, comma, rest = lead.partition(",")
+    parts = [lead]
+    if comma and len(_WORD.findall(phrase)) <= 3 and _WORD.findall(rest):
+        parts.append(rest)
+    skip = table["connective"] | CONNECTIVES
+    opens = table["condition"] | table["when"] | table["exception"] | table["attribution"]
+    for part in parts:
+        words: list[str] = [w.lstrip(_MARKERS) for w in _WORD.findall(part)]
+        while words and words[0].lower() in skip:
+            words = words[1:]
+        if not words:
+            continue
+        first = words[0].lower()
+        if first in opens:
+            return words[0]
+    return None
+
+
+def _colon_problem(lead: str, table: dict[str, frozenset[str]]) -> str | None:
+    """A view or a report described before a colon: "The thinking is simple: ⟦…", "Smith
+    put it bluntly: ⟦…"."""
+    if not _COLON_END.search(lead):
+        return None
+    before = re.split(r"[.;:!?]", lead.rstrip()[:-1].rstrip())[-1]
+    low = [w.lower() for w in _WORD.findall(before)]
+    frame = next((w for w in low if w in STANCES or w in SAYING or w in table["saying"]), None)
+    if frame is None:
+        return None
+    return (
+        f"the quote starts after '{_last_words(before.strip())}:', whose '{frame}' makes it "
+        "someone's view or report, not the source's claim: quote from that frame"
+    )
+
+
+def _either_before(lead: str, table: dict[str, frozenset[str]]) -> bool:
+    """Whether the quote's sentence opens an alternative before it ("O …, o", "Either …")."""
+    firsts = "|".join(map(re.escape, sorted(table["either"])))
+    return bool(
+        firsts
+        and re.search(
+            rf"(?:^|[,;:]|\b(?:that|que|dass)\b)[\s\"'\u201c\u00ab]*(?:{firsts})\b",
+            lead,
+            re.IGNORECASE,
+        )
+    )
+
+
+def _limit_tail_problem(
+    lead: str, quote: str, tail: str, table: dict[str, frozenset[str]]
+) -> str | None:
+    """What the source's sentence goes on with after the quote that limits it, in the
+    source's language: its condition or exception, ", and only if …", ", although this
+    applies only …", the other side of an alternative, or the rest of a clause a "not" or an
+    "only" in the quote governs ("MUST NOT be applied" of "… more than once")."""
+    if not tail.strip() or tail[:1].isalnum():
+        return None
+    m = _TAIL_START.match(tail)
+    assert m is not None  # everything in it is optional
+    rest = tail[m.end() :]
+    clause = _CLAUSE_END.split(rest, maxsplit=1)[0]
+    after = [w.lower() for w in _WORD.findall(clause)]
+    if not after:
+        return None
+    first = after[0]
+    comma = m.group("p") is not None
+    limits = table["limit"] | table["exception"] | {"only"}
+    opens = table["condition"] | table["exception"]
+    if not comma:
+        opens = opens | table["when"] | table["limit"]
+    if first in opens:
+        return (
+            f"the quote stops before the source's '{first}', which limits what it says: "
+            "quote up to the end of that phrase"
+        )
+    tokens = _TOKEN.findall(_CLAUSE_BREAK.split(quote)[-1])
+    joined = [k for k, w in enumerate(tokens) if w.lower() in table["coordinator"]]
+    tokens = tokens[joined[-1] + 1 :] if joined else tokens  # the quote's last clause
+    negated = any(is_negation(w) for w in tokens)
+    if (
+        comma
+        and first in table["coordinator"]
+        and after[1:2]
+        and after[1] in limits
+        and not negated
+    ):
+        # ", and only if …" limits the quote; "ne serait pas surveillé, mais uniquement …"
+        # corrects it, and its first clause stands as the source's
+        return (
+            f"the quote stops before the source's '{' '.join(after[:3])}', which limits what "
+            "it says: quote up to the end of that phrase"
+        )
+    if comma and first in table["concession"] and not negated:
+        word = next((w for w in after[1:] if w in limits), None)
+        if word is not None:
+            return (
+                f"the quote stops before the source's '{_first_words(clause.strip())}', whose "
+                f"'{word}' limits what it says: quote up to the end of that clause"
+            )
+    if first in table["or"] and _either_before(lead, table):
+        return (
+            f"the quote stops before the source's '{first} …': it holds one side of an "
+            "alternative as if it were the claim; quote both sides"
+        )
+    if comma or not rest[:1].islower() or first in table["coordinator"] or first == "even":
+        return None
+    at = next(
+        (
+            k
+            for k in reversed(range(len(tokens)))
+            if is_negation(tokens[k]) or tokens[k].lower() in table["limit"]
+        ),
+        None,
+    )
+    if at is None or len(tokens) - at < 3 or tokens[-1].lower() in LINE_GOES_ON:
+        return None  # a quote that stops right on its "not" or on a little word shows its cut
+    scope = tokens[at]
+    # "MUST NOT be applied ⟦more than once⟧", "has experienced only limited success ⟦with
+    # complex dependency hierarchies⟧": the rest of the clause is what the word governs
+    return (
+        f"the quote stops inside the clause its '{scope}' governs, before the source's "
+        f"'{' '.join(after[:3])} …': quote up to the end of that clause"
+    )
+
+
+# a fronted year or decade: "In 1960", "In the 1910s", "During the mid-1980s", "In the '90s"
+_DATE_PHRASE = re.compile(
+    r"(?:in|during|by|throughout)\s+(?:the\s+)?(?:(?:early|late|mid)[-\s]?)?"
+    r"(?:\d{4}s?|['\u2019]?\d0s)",
+    re.IGNORECASE,
+)
+
+
+def _concedes(words: list[str]) -> bool:
+    """Whether a sentence opens with "Even though" or "Even if": a concession, after which
+    the main clause is asserted whatever it concedes ("Even though my duties are done, I
+    still think …"), unlike "If" or "When", which make it hold only in their case."""
+    low = [w.lower() for w in words[:3]]
+    while low and low[0] in CONNECTIVES:
+        low = low[1:]
+    return low[:1] == ["even"] and low[1:2] in (["though"], ["if"])
+
+
+def _own_claim(before: list[str], verb: str, table: dict[str, frozenset[str]]) -> bool:
+    """Whether the verb framing a quote presents the source's own claim: an assertive verb
+    said by the source itself ("we pointed out that", "I noted that"), or "the fact that",
+    whose content the source takes as true."""
+    if before[-1:] == ["fact"]:
+        return True
+    if verb not in table.get("assertive", frozenset()):
+        return False
+    at = len(before) - 1 - before[::-1].index(verb)
+    return bool(FIRST_PERSON.intersection(before[max(0, at - 3) : at]))

@@ -164,12 +164,12 @@ def locate_prepared(
     """
     decoded = _decoded(quote)
     if decoded != quote:
-        got = _locate_paged(prepared, decoded, page_starts, hint)
+        got = _locate_unmarked(prepared, decoded, page_starts, hint)
         if got.found:
             return got
-        literal = _locate_paged(prepared, quote, page_starts, hint)
+        literal = _locate_unmarked(prepared, quote, page_starts, hint)
         return literal if literal.found else got
-    return _locate_paged(prepared, quote, page_starts, hint)
+    return _locate_unmarked(prepared, quote, page_starts, hint)
 
 
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
@@ -188,12 +188,16 @@ def _locate_paged(
     result = _locate(prepared, quote, hint)
     if result.found:
         return result
-    # the pages' running headers set aside, then the lines the layout set inside a sentence too
-    # (a caption the quote holds after a header is the quote's)
-    for layout in (False, True):
+    # the pages' running headers set aside (one line, then a header block of several lines that
+    # recur, "… Act of 1998" / "Copyright Office Summary December 1998 Page 6" — after the
+    # one-line reading, which a quote that keeps the second line needs), then the lines the
+    # layout set inside a sentence too (a caption the quote holds after a header is the quote's)
+    for depth, layout in ((1, False), (_FURNITURE_LINES, False), (1, True)):
         if layout and not bridges(normalize_for_match(quote), _layout_joins(prepared)):
             continue  # the quote runs across none of the layout's lines: no view to try
-        view = _without_furniture(prepared, page_starts, layout)
+        if not layout and not page_starts:
+            continue
+        view = _without_furniture(prepared, page_starts, depth, layout)
         if view is not None:
             got = _in_view(prepared, quote, hint, view, result, page_starts)
             if got.found:
@@ -224,6 +228,21 @@ def _in_view(
     if ce - cs == again.char_end - again.char_start:
         return result  # no line set aside is inside this span: nothing was skipped for it
     paged = any(cs < p < ce for p in page_starts)
+    return _mapped_back(
+        prepared,
+        back,
+        again,
+        "skipped a running header or footer at a page break"
+        if paged
+        else "skipped a footnote marker or a figure the layout set inside the sentence",
+    )
+
+
+def _mapped_back(prepared: Prepared, back: _View, again: LocateResult, why: str) -> LocateResult:
+    """A quote found in a view of the source (page furniture or note markers taken out),
+    its span and edits given in the source as it is."""
+    assert again.char_start is not None and again.char_end is not None
+    cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
     edits = tuple(
         Edit(
             e.kind,
@@ -243,13 +262,56 @@ def _in_view(
         source_quote=prepared.text[cs:ce],
         score=again.score,
         ambiguous=again.ambiguous,
-        reason=(
-            "skipped a running header or footer at a page break"
-            if paged
-            else "skipped a footnote marker or a figure the layout set inside the sentence"
-        )
-        + (f"; {again.reason}" if again.reason else ""),
+        reason=why + (f"; {again.reason}" if again.reason else ""),
     )
+
+
+def _locate_unmarked(
+    prepared: Prepared, quote: str, page_starts: Sequence[int], hint: int | None
+) -> LocateResult:
+    """The search, then again without the source's note markers ("alerts,²² and", "US$1,000[23]
+    in 2008"), where the quote leaves them out: a reference mark is the page's apparatus, not
+    the author's words (docs/editorial-marks.md)."""
+    result = _locate_paged(prepared, quote, page_starts, hint)
+    if result.found or not (result.candidate and _NOTE_MARKER.search(result.candidate)):
+        return result  # the nearest passage holds no marker: leaving one out is not the cause
+    view = _without_markers(prepared)
+    if view is None:
+        return result
+    sub, back = view
+    again = _locate_paged(
+        sub,
+        quote,
+        tuple(_to_view(back, p) for p in page_starts),
+        None if hint is None else _to_view(back, hint),
+    )
+    if not again.found or again.char_start is None or again.char_end is None:
+        return result
+    cs, ce = _from_view(back, again.char_start), _from_view(back, again.char_end - 1) + 1
+    if not any(cs < m.start() < ce for m in _NOTE_MARKER.finditer(prepared.text, cs, ce)):
+        return result  # no marker inside this span: nothing was left out for it
+    return _mapped_back(prepared, back, again, "left out the source's note markers")
+
+
+# A note marker: superscript digits after punctuation or a word of three letters or more
+# ("alerts,²²", "Workqueue²³ is"; not "m²", "x² + y²": a unit's or a variable's power), or a
+# bracketed number right after a word of two letters or more, a number or punctuation
+# ("2014[27] and", "marriage.[24]"; not "a[3]"); either before a mark, a word or the line's
+# end ("arr[23] = 5", "x² + 1" are an index and a power).
+_NOTE_MARKER = re.compile(
+    r"(?:(?<=[.,;:!?)\]\"'\u201d\u2019])|(?<=[^\W\d_]{3}))[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+"
+    r"(?=[.,;:!?)]|\s+[^\W\d_]|\s*$)"
+    r"|(?:(?<=[^\W\d_]{2})|(?<=[\d.,;:!?)\"'\u201d\u2019]))\[\d{1,3}\](?=[.,;:!?)]|\s+[^\W\d_]|\s*$)",
+    re.MULTILINE,
+)
+
+
+def _without_markers(prepared: Prepared) -> tuple[Prepared, _View] | None:
+    cache = prepared.cache
+    if "markers" not in cache:
+        ranges = [m.span() for m in _NOTE_MARKER.finditer(prepared.text)]
+        cache["markers"] = _view_without(prepared.text, ranges) if ranges else None
+    return cache["markers"]  # type: ignore[no-any-return]
 
 
 def _locate(prepared: Prepared, quote: str, hint: int | None) -> LocateResult:
@@ -528,33 +590,51 @@ class _View(NamedTuple):
     orig_starts: tuple[int, ...]  # and in the original
 
 
-def _furniture(text: str, page_starts: Sequence[int]) -> list[tuple[int, int]]:
-    """Original ranges of the first and last lines of pages that recur on several pages
-    (digits ignored: page numbers change) or are only a page number."""
+def _furniture(text: str, page_starts: Sequence[int], depth: int) -> list[tuple[int, int]]:
+    """Original ranges of the lines that open and close pages and recur on several pages
+    (digits ignored: page numbers change) or are only a page number: a header of two or
+    three lines ("The Digital Millennium Copyright Act of 1998" / "Copyright Office Summary
+    December 1998 Page 6") is taken out line by line, as long as each recurs, up to
+    ``depth`` lines."""
     bounds = [p for p in page_starts if 0 <= p <= len(text)]
     if len(bounds) < 2:
         return []
     pages = list(zip(bounds, [*bounds[1:], len(text)], strict=True))
-    firsts: list[tuple[str, int, int]] = []
-    lasts: list[tuple[str, int, int]] = []
+    rows: list[list[tuple[str, int, int]]] = []  # per page: its first, then its last lines
+    page_start: dict[int, int] = {}  # a page's first line: where the page starts
     for ps, pe in pages:
         body = text[ps:pe]
-        lead = len(body) - len(body.lstrip())
-        nl = body.find("\n", lead)
-        nl = len(body) if nl == -1 else nl
-        firsts.append((_line_key(body[lead:nl]), ps, ps + min(len(body), nl + 1)))
-        trimmed = body.rstrip()
-        ls = trimmed.rfind("\n") + 1
-        lasts.append((_line_key(trimmed[ls:]), ps + ls, ps + len(trimmed)))
+        spans = [(m.start() + ps, m.end() + ps) for m in re.finditer(r"[^\n]*\S[^\n]*", body)]
+        tops = spans[:depth]
+        bottoms = spans[::-1][: max(0, min(depth, len(spans) - len(tops))) or 1]
+        if tops:
+            page_start[tops[0][0]] = ps
+        rows.append([(_line_key(text[a:b]), a, b) for a, b in tops])
+        rows.append([(_line_key(text[a:b]), a, b) for a, b in bottoms])
     out: list[tuple[int, int]] = []
-    for lines in (firsts, lasts):
-        counts: dict[str, int] = {}
-        for key, _, _ in lines:
-            counts[key] = counts.get(key, 0) + 1
-        for key, a, b in lines:
-            if key and (counts[key] >= FURNITURE_MIN_PAGES or key in ("#", "page #")):
-                out.append((a, b))
+    for side in (0, 1):
+        lines = rows[side::2]
+        for k in range(depth):
+            counts: dict[str, int] = {}
+            for page in lines:
+                if k < len(page):
+                    counts[page[k][0]] = counts.get(page[k][0], 0) + 1
+            kept = []
+            for page in lines:
+                if k >= len(page):
+                    continue
+                key, a, b = page[k]
+                if key and (counts[key] >= FURNITURE_MIN_PAGES or key in ("#", "page #")):
+                    # a header line with its line break, the first from the page's start
+                    # (a form feed, blank lines); a footer line alone
+                    start = page_start[a] if side == 0 and k == 0 else a
+                    out.append((start, b + (side == 0 and text[b : b + 1] == "\n")))
+                    kept.append(page)
+            lines = kept  # a deeper line is furniture only under furniture
     return sorted(set(out))
+
+
+_FURNITURE_LINES = 3  # lines of a page's header or footer block read
 
 
 def _line_key(line: str) -> str:
@@ -572,38 +652,42 @@ def _layout_joins(prepared: Prepared) -> frozenset[tuple[str, str]]:
 
 
 def _without_furniture(
-    prepared: Prepared, page_starts: Sequence[int], layout: bool = False
+    prepared: Prepared, page_starts: Sequence[int], depth: int = 1, layout: bool = False
 ) -> tuple[Prepared, _View] | None:
-    key = ("furniture", tuple(page_starts), layout)
+    key = ("furniture", tuple(page_starts), depth, layout)
     cache = prepared.cache
     if key not in cache:
-        # the pages' headers and footers, and with ``layout`` the lines the layout set inside
-        # a sentence (locate.layout)
-        ranges = _furniture(prepared.text, page_starts)
+        # the pages' headers and footers (``depth`` lines of each), and with ``layout`` the
+        # lines the layout set inside a sentence (locate.layout)
+        ranges = _furniture(prepared.text, page_starts, depth) if page_starts else []
         inside = interruptions(prepared.text) if layout else []
         ranges = sorted(ranges + inside)
         if not ranges or (layout and not inside):
             cache[key] = None
         else:
-            text = prepared.text
-            keep_v: list[int] = []
-            keep_o: list[int] = []
-            parts: list[str] = []
-            pos = vlen = 0
-            for a, b in ranges:
-                if a < pos:
-                    a = pos
-                if a > pos:
-                    keep_v.append(vlen)
-                    keep_o.append(pos)
-                    parts.append(text[pos:a])
-                    vlen += a - pos
-                pos = max(pos, b)
+            cache[key] = _view_without(prepared.text, ranges)
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _view_without(text: str, ranges: Sequence[tuple[int, int]]) -> tuple[Prepared, _View]:
+    """``text`` with ``ranges`` (sorted) taken out, prepared, and the map back to ``text``."""
+    keep_v: list[int] = []
+    keep_o: list[int] = []
+    parts: list[str] = []
+    pos = vlen = 0
+    for a, b in ranges:
+        if a < pos:
+            a = pos
+        if a > pos:
             keep_v.append(vlen)
             keep_o.append(pos)
-            parts.append(text[pos:])
-            cache[key] = (prepare("".join(parts)), _View(tuple(keep_v), tuple(keep_o)))
-    return cache[key]  # type: ignore[no-any-return]
+            parts.append(text[pos:a])
+            vlen += a - pos
+        pos = max(pos, b)
+    keep_v.append(vlen)
+    keep_o.append(pos)
+    parts.append(text[pos:])
+    return prepare("".join(parts)), _View(tuple(keep_v), tuple(keep_o))
 
 
 def _from_view(v: _View, k: int) -> int:
@@ -1254,6 +1338,8 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
     # "fully"; a hyphen inside a line stays ("less-known" holds "less")
     read = _BROKEN_WORD.sub("", gap) if "-" in gap or "\u00ad" in gap else gap
     aside = harmless_aside(read)  # a closed aside that qualifies nothing kept may go
+    if _whole_sentences(text, x, y, read, ended):
+        return True  # sentences left out whole: each one kept is still the source's whole
     said = None if aside else first_meaningful(read)
     if said is None and not aside and not read.isascii():
         said = first_meaningful(normalize_for_match(read))  # ligatures: "ﬁfty"
@@ -1338,6 +1424,31 @@ def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[
 
 _COMPOUNDS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)*")
 _OMITTED_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
+_OMITTED_SENTENCE_START = re.compile(r"\s*[\"'(\u201c\u2018]?[A-Z\u00c0-\u00de]")
+_LEADING_MARK = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s)")
+_SENTENCE_MARK_BEFORE = re.compile(r"[.!?][\"')\]\u201d\u2019]*\s*$")
+
+
+def _whole_sentences(text: str, x: int, y: int, read: str, ended: bool) -> bool:
+    """Whether the omission ``text[x:y]`` is one or more of the source's sentences left out
+    whole (Chicago 13.53): the quote marks the sentence end before it, where the source's
+    sentence does end; the omitted text starts a sentence and ends with its own mark, not an
+    abbreviation's; the next fragment starts a sentence. The sentences kept are each the
+    source's whole, as if quoted one by one, so what the omitted ones say changes none."""
+    mark = _LEADING_MARK.match(read)  # the quote's full stop, the source's, left out with them
+    if mark is not None:
+        x, read = x + mark.end(), read[mark.end() :]
+    before = _SENTENCE_MARK_BEFORE.search(text, max(0, x - 4), x)
+    if not ended or before is None or source_sentence_end(text, before.start()) is None:
+        return False  # read strictly: "the U.S. ⟦Army officials …⟧" ends no sentence
+    if not _OMITTED_SENTENCE_START.match(read) or not _OMITTED_SENTENCE_END.search(read.rstrip()):
+        return False
+    i = x + len(text[x:y].rstrip().rstrip("\"')]\u201d\u2019")) - 1  # the omission's last mark
+    if text[i : i + 1] not in TERMINALS or source_sentence_end(text, i) is None:
+        return False  # "… asked Dr. ⟦Smith": no sentence end (the shared rule, read strictly)
+    return _OMITTED_SENTENCE_START.match(text, y) is not None or text[y : y + 1].isupper()
+
+
 _NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
 _PAREN_ASIDE = re.compile(r"\([^()]*\)")
 _SENTENCE_OF_ITS_OWN = re.compile(r"^\W*[^\W\d_]+[.!?:]\W*$")

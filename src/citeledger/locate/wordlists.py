@@ -93,6 +93,10 @@ NEGATIVE_WORDS = _wordset(
     denied prevent prevents prevented against excluding exclude excludes excluded besides
     barring minus contrary exempt exempts exempted exempting exemption exemptions failing
     """
+    # ... and the exceptions of the corpus's other languages ("sauf cas d'urgence")
+    """
+    sauf excepté hormis salvo excepto exceto außer ausgenommen tranne eccetto
+    """
 )
 # Words that open a qualification or a contrast: "effective in most patients but caused
 # nausea in some" → "effective in most patients … in some" hides the caveat the source put
@@ -139,6 +143,7 @@ STANCES = _wordset(
     concerns hope hopes claim claims allegation allegations speculation suspicion rumor rumour
     rumors rumours assumption impression knowledge guess argument suggestion possibility
     misunderstanding misconception myth perception expectation prediction estimate estimates
+    thinking idea notion premise consensus intuition hunch
     """
 )
 # Words that, right after a quote (no punctuation between), open what limits it: its
@@ -276,6 +281,22 @@ DEGREE_PHRASES = (
     "at risk",
     "at high risk",
     "at low risk",
+    # a limit to some cases, in each language ("unter bestimmten Umständen erlauben")
+    "under certain circumstances",
+    "under certain conditions",
+    "in certain cases",
+    "unter bestimmten umständen",
+    "unter umständen",
+    "in bestimmten fällen",
+    "dans certains cas",
+    "sous certaines conditions",
+    "en certains cas",
+    "en algunos casos",
+    "en ciertos casos",
+    "bajo ciertas condiciones",
+    "em alguns casos",
+    "em certos casos",
+    "in alcuni casi",
 )
 # A prefix that negates the rest of the word ("unable", "nonlinear"). "in-", "im-", "dis-"
 # are too common as plain syllables: their negative words are listed one by one above.
@@ -377,6 +398,16 @@ REFERENCES = _wordset(
     these those which who whom whose such there here the
     """
 )
+# ... and the personal pronouns of the corpus's other languages ("[La CNCTR]" for "Elle",
+# "[Das Skript]" for "Es"), with the articles a bracket's name may carry ("La", "Das"),
+# dropped when the name is looked for in the source.
+REFERENCES_OTHER = _wordset(
+    """
+    il elle ils elles lui eux er es sie ihn ihm ihr ihnen él ella ellos ellas ele ela eles elas
+    lei loro esso essa essi esse
+    """
+)
+ARTICLES_OTHER = _wordset("le la les der die das den dem des el los las lo os il gli")
 # ... and these, only after a determiner ("the former", "this same"): alone, "former" is an
 # adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
@@ -430,7 +461,7 @@ def is_reference(span: str) -> bool:
     if words[-1] in REFERENCE_TAILS:
         head = words[:-1]
         return bool(head) and head[-1] in DETERMINERS and all(w in REFERENCES for w in head)
-    return all(w in REFERENCES for w in words)
+    return all(w in REFERENCES or w in REFERENCES_OTHER for w in words)
 
 
 def determiner_for_more(content: str, got: str) -> bool:
@@ -522,3 +553,217 @@ def clause_joint(omitted: str) -> str | None:
     after such a gap belong to another clause, with another subject or object."""
     m = _CLAUSE_JOINT.search(omitted)
     return " ".join(m.group().split()) if m else None
+
+
+# What may stand between a verb of saying and the quote it frames: whom it was said to, and
+# when ("told us", "told reporters on Monday", "said last year", "pointed out").
+SAID_TO_OR_WHEN = _wordset(
+    """
+    us me him her them you reporters journalists lawmakers investigators out yesterday today
+    tonight last this next week month year on in at earlier recently again monday tuesday
+    wednesday thursday friday saturday sunday
+    """
+)
+# ... and the words after which such a verb is an adjective: "the expected value", "as hoped".
+NOT_A_VERB_AFTER = _wordset("the a an this that these those his her its their our my your as")
+# The source speaking of itself: an assertive verb it says ("we pointed out that") frames its
+# own claim.
+FIRST_PERSON = _wordset("we i us our my")
+# The frames of each language a source may be in (locate.language tells which from the text
+# around the quote): the words that make what a cut leaves of a sentence someone's report, a
+# case of a condition, one side of an alternative or a part, read by context.py's
+# other-language and extra English rules (docs/editorial-marks.md, "The sentence a quote is
+# cut from"). A role a language lacks is empty. English adds to the lists above only what
+# they miss ("told us", "vowed that", "make sure", "pointed out that").
+FRAME_ROLES = (
+    "condition",  # a fronted or trailing condition: "Falls …,", "… si elle estime"
+    "when",  # a time that may be a condition: refused right after a quote, not after a comma
+    "exception",  # a fronted or trailing exception: "…, sauf cas d'urgence"
+    "attribution",  # a fronted source: "Selon …,", "Según …,"
+    "saying",  # a verb of saying or stance before the quote, with or without "that"
+    "complementizer",  # the "that" of a report: "que", "dass"
+    "quantifier",  # a part: "muchos", "la plupart des"
+    "hedge",  # a hedging adverb right before the clause: "vielleicht", "quizás"
+    "consequent",  # the "then" of an "If …, then …"
+    "either",  # the first of a pair of alternatives ("o … o …", "soit … soit")
+    "or",  # the second
+    "limit",  # a focus limit whose scope runs to its clause's end: "only", "nur"
+    "connective",  # a sentence's opening word that opens no frame: "mais", "aber"
+    "coordinator",  # a word that starts a new clause after a quote: "and", "et", "und"
+    "concession",  # a concession after a comma that may hold a limit: "although", "aunque"
+    "assertive",  # a verb of saying that presents what follows as true (English only)
+)
+_FRAMES_BY_LANGUAGE: dict[str, dict[str, str]] = {
+    "en": {
+        "condition": "if unless whether provided providing assuming lest",
+        "when": "when once",
+        "exception": "except excluding barring",
+        "attribution": "according",
+        "saying": """
+            vowed vow vows pledged pledge pledges promised promise promises swore swear
+            swears pointed observed observes remarked remarks stressed stresses emphasized
+            emphasised emphasizes emphasises conceded concedes reiterated reiterates
+            assured assures reminded reminds informed informs cautioned cautions recalled
+            recalls sure ensure ensures ensured ensuring doubt doubts doubted imagine
+            imagines imagined suppose supposes supposed guess guessed bet bets expect
+            expects expected want wants wanted wish wishes wished hope hoping pretend
+            pretends pretended shocked surprised convinced
+            """,
+        # ... of them, those that present what follows as true: said by the source itself
+        # ("we pointed out that", "as noted above") they frame its own claim
+        "assertive": """
+            pointed noted observed observes stressed emphasized emphasised reiterated remarked
+            recalled conceded acknowledged admitted mentioned shown showed described discussed
+            explained stated
+            """,
+        "complementizer": "that whether",
+        "quantifier": "",
+        "hedge": "",
+        "consequent": "then",
+        "either": "either",
+        "or": "or",
+        "limit": "only solely merely exclusively",
+        "connective": "and but so yet indeed however also then now still thus hence",
+        "coordinator": "and or but nor yet so",
+        "concession": "although though but",
+    },
+    "fr": {
+        "condition": "si pourvu",
+        "when": "lorsque quand",
+        "exception": "sauf excepté hormis",
+        "attribution": "selon",
+        "saying": """
+            dit disent dira disait disaient affirme affirment affirmait affirmé indique
+            indiquent indiquait indiqué précise précisent précisait précisé déclare
+            déclarent déclarait déclaré explique expliquent expliquait expliqué estime
+            estiment estimait estimé pense pensent pensait croit croient croyait craint
+            craignent craignait craignaient redoute redoutent souligne soulignent souligné
+            assure assurent assurait assuré rapporte rapportent rapporté ajoute ajoutent
+            ajouté juge jugent jugeait admet admettent reconnaît reconnaissent reconnu
+            prétend prétendent soutient soutiennent espère espèrent espérait suggère
+            suggèrent annonce annoncent annoncé confirme confirment confirmé considère
+            considèrent affirmant estimant craignant rappelle rappellent avance avancent
+            arguant argue arguent soulignant expliquant précisant indiquant assurant
+            jugeant considérant déclarant rappelant
+            """,
+        "complementizer": "que qu",
+        "quantifier": "plupart certains certaines quelques beaucoup plusieurs peu majorité",
+        "hedge": "probablement apparemment vraisemblablement",
+        "consequent": "alors",
+        "either": "soit ou",
+        "or": "soit ou",
+        "limit": "seulement uniquement exclusivement",
+        "connective": "mais et donc or pourtant cependant ainsi puis",
+        "coordinator": "et ou mais ni",
+        "concession": "bien quoique mais",
+    },
+    "es": {
+        "condition": "si siempre",
+        "when": "cuando mientras",
+        "exception": "salvo excepto menos",
+        "attribution": "según",
+        "saying": """
+            dice dicen dijo dijeron decía decían asegura aseguran aseguró aseguraron
+            aseguraba aseguraban afirma afirman afirmó afirmaron afirmaba declara declaran
+            declaró declararon indica indican indicó explica explican explicó señala señalan
+            señaló cree creen creía creían piensa piensan pensaba opina opinan estima
+            estiman teme temen temía temían sostiene sostienen sostuvo advierte advierten
+            advirtió añade añadió agrega agregó considera consideran consideraba reconoce
+            reconoció insiste insistió
+            """,
+        "complementizer": "que",
+        "quantifier": "muchos muchas algunos algunas pocos pocas varios varias mayoría",
+        "hedge": "quizás quizá probablemente posiblemente aparentemente supuestamente",
+        "consequent": "entonces",
+        "either": "o u",
+        "or": "o u",
+        "limit": "solo sólo solamente únicamente exclusivamente",
+        "connective": "pero y así entonces además",
+        "coordinator": "y e o u pero ni",
+        "concession": "aunque pero",
+    },
+    "pt": {
+        "condition": "se caso",
+        "when": "quando",
+        "exception": "salvo exceto excepto",
+        "attribution": "segundo conforme",
+        "saying": """
+            diz dizem disse disseram dizia afirma afirmam afirmou afirmaram afirmava
+            declara declaram declarou declararam indica indicam indicou explica explicam
+            explicou acredita acreditam acreditava pensa pensam pensava entendo entende
+            entendem entendia considera consideram considerava teme temem temia garante
+            garantem garantiu alega alegam alegou sustenta sustentam afirmando assegura
+            asseguram assegurou
+            """,
+        "complementizer": "que",
+        "quantifier": "muitos muitas alguns algumas poucos poucas vários várias maioria",
+        "hedge": "talvez provavelmente possivelmente aparentemente supostamente",
+        "consequent": "então",
+        "either": "ou",
+        "or": "ou",
+        "limit": "só somente apenas unicamente exclusivamente",
+        "connective": "mas e assim então além porém",
+        "coordinator": "e ou mas nem",
+        "concession": "embora mas",
+    },
+    "de": {
+        "condition": "wenn falls sofern solange ob",
+        "when": "sobald",
+        "exception": "außer ausgenommen",
+        "attribution": "laut zufolge",
+        "saying": """
+            sagt sagen sagte sagten erklärt erklären erklärte erklärten meint meinen meinte
+            meinten glaubt glauben glaubte behauptet behaupten behauptete betont betonen
+            betonte berichtet berichten berichtete fürchtet fürchten fürchtete befürchtet
+            befürchten hofft hoffen hoffte schreibt schreiben schrieb warnt warnen warnte
+            vermutet vermuten vermutete versichert versicherte
+            """,
+        "complementizer": "dass daß ob",
+        "quantifier": "viele einige manche wenige meisten mehrere",
+        "hedge": "vielleicht wahrscheinlich möglicherweise angeblich vermutlich",
+        "consequent": "dann so",
+        "either": "entweder",
+        "or": "oder",
+        "limit": "nur lediglich ausschließlich",
+        "connective": "aber und doch also jedoch dann",
+        "coordinator": "und oder aber sondern",
+        "concession": "obwohl obgleich aber",
+    },
+    "it": {
+        "condition": "se qualora purché",
+        "when": "quando",
+        "exception": "salvo tranne eccetto",
+        "attribution": "secondo",
+        "saying": """
+            dice dicono disse dissero afferma affermano affermò crede credono pensa pensano
+            teme temono sostiene sostengono spiega spiegano spiegò
+            """,
+        "complementizer": "che",
+        "quantifier": "molti molte alcuni alcune pochi poche parecchi maggioranza",
+        "hedge": "forse probabilmente",
+        "consequent": "allora",
+        "either": "o",
+        "or": "o",
+        "limit": "solo soltanto solamente esclusivamente",
+        "connective": "ma e così quindi però",
+        "coordinator": "e o ma né",
+        "concession": "sebbene benché ma",
+    },
+}
+FRAMES: dict[str, dict[str, frozenset[str]]] = {
+    lang: {role: _wordset(words) for role, words in roles.items()}
+    for lang, roles in _FRAMES_BY_LANGUAGE.items()
+}
+# Words that tell a text's language: frequent there, rare in the others (locate.language);
+# a word two languages share ("la", "que", "de") counts for both, and their own words decide.
+LANGUAGE_MARKERS: dict[str, frozenset[str]] = {
+    "en": _wordset("the of and to is that it for was with are this be by have from which"),
+    "fr": _wordset(
+        "le les des et est une du qui dans pour pas sur au ne avec ce sont aux elle son ses cette "
+        "la que de"
+    ),
+    "es": _wordset("el los las del y una con para es por lo como pero más sus al fue la que de"),
+    "pt": _wordset("os do da dos das não em uma com para é ao pelo pela mas foi são que de"),
+    "de": _wordset("der die das und ist nicht mit von zu den dem ein eine sich auf für im"),
+    "it": _wordset("il di che della del sono non per gli una nel alla è dei delle la"),
+}
