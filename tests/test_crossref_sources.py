@@ -219,3 +219,99 @@ def test_a_rerun_and_a_markdown_build_keep_them_citations(tmp_path: Path) -> Non
     assert once == twice and b"citeledger-cite" in once
     gfm = run(PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "gfm").decode()
     assert "Claim [@sec-2020; @smith quote:two] **\\[citation 1: unchecked\\]**" in gfm
+
+
+# --- F-A: a prefixed key is a cross-reference only when the filter knows it is no source ---
+
+ESCAPED = {
+    # citeproc decodes each of these ids to ``sec-2030``; none holds the bytes ``sec-2030``
+    "refs.json": '[{"id": "sec\\u002d2030", "type": "report", "title": "SEC 2030"}]',
+    "refs.yaml": 'references:\n- id: "sec\\x2d2030"\n  type: report\n  title: SEC 2030\n',
+    "folded.yaml": 'references:\n- id: "sec-\\\n    2030"\n  type: report\n  title: SEC 2030\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPED))
+def test_a_bibliography_id_written_escaped_is_still_a_source(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text(ESCAPED[name], encoding="utf-8")
+    doc = f"---\nbibliography: {name}\n---\n\nMarkets fell [@sec-2030]. See @sec-2031.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (" in build.stdout and "SEC 2030" in build.stdout  # citeproc found it
+    assert "[citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "See @sec-2031." in build.stdout or "(sec-2031?)" in build.stdout
+    assert "citation 2" not in build.stdout
+
+
+def test_a_ledger_key_written_escaped_is_still_a_source(tmp_path: Path) -> None:
+    project = _project(tmp_path, "Markets fell [@sec-2030]. See @sec-intro.\n")
+    ledger = '\nsources:\n  "sec\\x2d2030":\n    url: https://example.org/s\n    quotes:\n'
+    (project / "citeledger.yaml").write_text(ledger + "      - text: Markets fell.\n")
+    build = _build(project)
+    assert build.returncode == 0, build.stderr
+    assert "Markets fell [@sec-2030] [citation 1: unchecked]." in build.stdout
+    assert "See @sec-intro." in build.stdout and "citation 2" not in build.stdout
+
+
+def test_a_bibliography_found_through_resource_path(tmp_path: Path) -> None:
+    """pandoc finds ``sub/refs.bib`` through ``--resource-path``, which a filter cannot see:
+    the key it might hold is judged, with a breakdown that says why; the ``resource-path``
+    metadata the filter can read finds the entry itself."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "refs.bib").write_text(BIB.replace("fig-2019", "sec-2030"))
+    doc = "---\nbibliography: refs.bib\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n\n"
+    project = _project(tmp_path, doc + "# A {#sec-a}\n")
+    build = _build(project, "--citeproc", "--resource-path=.:sub")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "cannot tell @sec-2030 from a cross-reference" in build.stdout
+    assert "bibliography refs.bib (not found in" in build.stdout
+    # a label the document defines is a cross-reference still, with no note
+    assert "See (sec-a?)." in build.stdout and "citation 2" not in build.stdout
+    assert not [
+        line for line in build.stderr.splitlines() if "citeledger" in line and "sec-a" in line
+    ]
+    [warning] = [line for line in build.stderr.splitlines() if "filter could not read" in line]
+    assert "the bibliography refs.bib" in warning and "@sec-2030" in warning
+    meta = _build(project, "--citeproc", "--resource-path=.:sub", "-M", "resource-path=sub")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in meta.stdout
+    assert "cannot tell" not in meta.stdout and "could not read" not in meta.stderr
+
+
+@pytest.mark.parametrize("bibliography", ["https://example.org/refs.bib", "refs.json", "x.bin"])
+def test_a_bibliography_the_filter_cannot_read_makes_prefixed_keys_citations(
+    tmp_path: Path, bibliography: str
+) -> None:
+    (tmp_path / "refs.json").write_text('[{"id": "sec\\u002d2030",')  # cut short
+    (tmp_path / "x.bin").write_text("@book{sec-2030, title={A}}\n")
+    doc = f"---\nbibliography: {bibliography}\n---\n\nMarkets fell [@sec-2030].\n"
+    build = _build(_project(tmp_path, doc))
+    assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout, build.stderr
+    assert f"it could not read the bibliography {bibliography} (" in build.stdout
+
+
+def test_bibliography_sources_is_unsure_of_what_it_cannot_read(tmp_path: Path) -> None:
+    from citeledger.build.crossref_sources import Unsure, any_source, bibliography_sources
+
+    (tmp_path / "a.bib").write_text("@book{sec-1, title={A}}\n")
+    files = [{"t": "MetaString", "c": name} for name in ("a.bib", "gone.bib")]
+    lookup = any_source(
+        bibliography_sources({"bibliography": {"t": "MetaList", "c": files}}, [tmp_path])
+    )
+    answer = lookup({"sec-1", "sec-2"})
+    assert isinstance(answer, Unsure) and set(answer) == {"sec-1"}
+    assert answer.unsure == {"sec-2"} and [n for n, _ in answer.unread] == ["gone.bib"]
+    found = bibliography_sources({"bibliography": files[0]}, [tmp_path])({"sec-1", "sec-2"})
+    assert set(found) == {"sec-1"} and not getattr(found, "unsure", None)
+
+
+def test_check_judges_a_key_of_an_unread_bibliography(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
+    doc = "---\nbibliography: gone.bib\n---\n\nMarkets fell sharply that year [@sec-2030].\n"
+    project = _project(tmp_path, doc)
+    report = project / "report.json"
+    assert main(["check", str(project / "doc.md"), "--json", str(report)]) == 1
+    data = json.loads(report.read_text(encoding="utf-8"))
+    [cited] = data["citations"]
+    assert cited["key"] == "sec-2030" and cited["state"] == "not-in-ledger"
+    assert any("could not read the bibliography gone.bib" in w for w in data["warnings"])
