@@ -315,3 +315,63 @@ def test_check_judges_a_key_of_an_unread_bibliography(
     [cited] = data["citations"]
     assert cited["key"] == "sec-2030" and cited["state"] == "not-in-ledger"
     assert any("could not read the bibliography gone.bib" in w for w in data["warnings"])
+
+
+# --- F-F: a bibliography is read through the one read gate, with a size cap ---
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "too-large"])
+def test_a_bibliography_that_is_no_file_is_refused_not_read(tmp_path: Path, kind: str) -> None:
+    """A committed ``refs.bib -> /dev/zero`` link or a FIFO made the filter read forever (or
+    die in a traceback); a file past the cap is refused before it is read. Each is "not
+    readable": the prefixed key is judged, and one warning names the file."""
+    import os
+
+    from citeledger.build.bib_ids import BIB_LIMIT
+
+    bib = tmp_path / "refs.bib"
+    if kind == "fifo":
+        os.mkfifo(bib)
+    elif kind == "dev-zero":
+        bib.symlink_to("/dev/zero")
+    else:
+        with bib.open("wb") as fh:  # sparse: no disk is spent
+            fh.truncate(BIB_LIMIT + 1)
+    doc = "---\nbibliography: refs.bib\n---\n\nMarkets fell [@sec-2030]. As @sec-a shows.\n\n"
+    project = _project(tmp_path, doc + "# A {#sec-a}\n")
+    build = subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "plain", "--wrap=none"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=venv_env(CITELEDGER_CACHE_DIR=str(tmp_path.parent / f"{tmp_path.name}-cache")),
+        timeout=120,  # a hang is the failure, not a wait
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    assert "Traceback" not in build.stderr
+    assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout
+    assert "citation 2" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "filter could not read" in line]
+    said = {"fifo": "named pipe (FIFO)", "dev-zero": "character device", "too-large": "larger"}
+    assert "the bibliography refs.bib (" in warning and said[kind] in warning
+    assert "@sec-2030" in warning and "@sec-a" not in warning
+
+
+def test_a_bibliography_not_read_is_warned_about_when_no_key_needs_it(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").symlink_to("/dev/zero")
+    doc = "---\nbibliography: refs.bib\n---\n\n# A {#sec-a}\n\nAs @sec-a shows [@eq-smith].\n"
+    build = _build(_project(tmp_path, doc))
+    assert build.returncode == 0, build.stderr
+    assert "[citation 1: unchecked]" in build.stdout and "citation 2" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "filter could not read" in line]
+    assert warning.endswith("the path is a character device, not a file)")
+
+
+def test_read_regular_refuses_past_its_limit(tmp_path: Path) -> None:
+    from citeledger.inputs import TooLarge, read_regular
+
+    (tmp_path / "a").write_bytes(b"12345")
+    assert read_regular(tmp_path / "a", limit=5) == b"12345"
+    with pytest.raises(TooLarge):
+        read_regular(tmp_path / "a", limit=4)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from citeledger.build.bib_ids import Unreadable, ids_in, spelled
+from citeledger.build.bib_ids import BIB_LIMIT, Unreadable, ids_in, spelled
 from citeledger.build.crossref import label_warning
 from citeledger.build.options import Options
 from citeledger.inputs import file_kind, read_regular
@@ -108,7 +108,7 @@ def _bibliography_ids(name: str, folders: Sequence[Path], keys: Collection[str])
         if file_kind(candidate) == "missing":
             continue
         try:
-            data = read_regular(candidate)
+            data = read_regular(candidate, limit=BIB_LIMIT)  # never a FIFO, a device, a runaway
         except OSError as e:
             raise Unreadable(f"{candidate}: {e.strerror or e}") from None
         return ids_in(name, data, keys)
@@ -189,7 +189,7 @@ class CrossrefNotes:
     ) -> CrossrefNotes:
         """The notes of a ``sourced_crossrefs`` run: its labels, and of the ``cited`` keys
         those the lookups' ``answer`` was unsure of."""
-        if not isinstance(answer, Unsure) or not answer.unsure:
+        if not isinstance(answer, Unsure):
             return cls(labels)
         return cls(labels, answer.unsure & frozenset(cited), answer.unread)
 
@@ -211,13 +211,12 @@ class CrossrefNotes:
         )
 
     def unread_warnings(self) -> list[str]:
-        """One warning per bibliography the filter could not read, when a key is cited for it."""
-        if not self.unsure:
-            return []
+        """One warning per bibliography the filter could not read (and the keys it judged for
+        that as citations)."""
         keys = ", ".join(f"@{key}" for key in sorted(self.unsure))
+        then = f", so nothing tells {keys} from cross-references: judged as citations"
         return [
-            f"the filter could not read the bibliography {name} ({why}), so nothing tells "
-            f"{keys} from cross-references: judged as citations"
+            f"the filter could not read the bibliography {name} ({why}){then if keys else ''}"
             for name, why in self.unread
         ]
 
