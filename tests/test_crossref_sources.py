@@ -97,20 +97,45 @@ def test_a_prefixed_key_no_ledger_has_stays_a_crossref(tmp_path: Path) -> None:
     ],
     ids=["header", "div", "span", "figure", "code", "display-math", "table-caption"],
 )
-def test_a_ledger_key_the_document_defines_as_a_label_is_a_crossref_with_a_warning(
+def test_a_ledger_key_the_document_defines_as_a_label_is_a_breakdown_with_a_warning(
     tmp_path: Path, defines: str
 ) -> None:
+    """A cross-reference filter after this one may read the key as the label, citeproc as the
+    source: never shown checked, and the reader is told at the citation (strict fails)."""
     project = _project(tmp_path, f"{defines}\nAs @sec-2020 shows.\n")
     build = _build(project)
     assert build.returncode == 0, build.stderr
-    assert "[citation" not in build.stdout
-    [warning] = [line for line in build.stderr.splitlines() if "label" in line]
+    assert "As @sec-2020 [citation 1: unchecked] shows." in build.stdout, build.stdout
+    assert "@sec-2020 is a source and also a label this document defines" in build.stdout
+    assert "citation 2" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "is a source (a key" in line]
     assert warning.startswith("[WARNING] citeledger: @sec-2020 is a source (a key of the ledger")
     assert "citeledger.yaml" in warning and "{#sec-2020}" in warning
     assert "Rename the label" in warning
     strict = _build(project, "-M", "citeledger.strict=true")
     assert strict.returncode != 0
     assert "strict: 1 ledger key is a label of this document too" in strict.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<!-- {#sec-2020} -->\n",
+        "Some `{#sec-2020}` code.\n",
+        "```\n{#sec-2020}\n```\n",
+        "Plain words {#sec-2020} here.\n",
+        "`x`{#sec-2020}\n",
+        '<p id="sec-2020">Words.</p>\n',
+    ],
+    ids=["html-comment", "code", "code-block", "prose", "code-id", "raw-html"],
+)
+def test_text_that_defines_no_label_leaves_the_source_a_citation(tmp_path: Path, text: str) -> None:
+    """An HTML comment (or code, or prose) holding ``{#sec-2020}`` made the source a
+    cross-reference with no callout; only what a label reader reads is a label."""
+    build = _build(_project(tmp_path, f"{text}\nMarkets fell [@sec-2020].\n"))
+    assert build.returncode == 0, build.stderr
+    assert "Markets fell [@sec-2020] [citation 1: unchecked]." in build.stdout, build.stdout
+    assert "also a label" not in build.stdout + build.stderr
 
 
 def test_check_reads_them_as_the_build_does(
@@ -124,12 +149,12 @@ def test_check_reads_them_as_the_build_does(
     code = main(["check", str(project / "doc.md"), "--json", str(report)])
     assert code == 1  # the one citation is unchecked
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert [c["key"] for c in data["citations"]] == ["sec-2020"]
+    # @eq-smith is a source and a label both: judged, never checked
+    assert [c["key"] for c in data["citations"]] == ["sec-2020", "eq-smith"]
+    assert data["citations"][1]["state"] == "unchecked"
     [warning] = data["warnings"]
     assert "@eq-smith is a source (a key of the ledger" in warning and "doc.md" in warning
-    # the sentence citing @sec-2020 declares provenance; the one with cross-references only not
-    without = data["coverage"]["without_provenance"]
-    assert without == ["The rule holds as @eq-smith and @fig-1 show."]
+    assert data["coverage"]["without_provenance"] == []
     assert "@eq-smith is a source (a key of the ledger" in capsys.readouterr().err
 
 
@@ -152,8 +177,8 @@ def test_labels_are_looked_for_only_when_a_prefixed_key_is_a_source() -> None:
     assert sourced_crossrefs(doc, scan, sources) == (scan, [])
     assert asked == [{"sec-a", "sec-b"}]
     again, both = sourced_crossrefs(doc, scan, lambda keys: ["sec-a", "sec-b"])
-    assert both == ["sec-a"]
-    assert [f.ref.key for f in again.citations] == ["sec-b", "smith"]
+    assert both == ["sec-a"]  # a label and a source: a citation the filter shows as both
+    assert [f.ref.key for f in again.citations] == ["sec-a", "sec-b", "smith"]
     assert defined_labels(doc, {"sec-a", "sec-b"}) == {"sec-a"}
 
 

@@ -173,6 +173,14 @@ class AnySource:
         return self.answer
 
 
+def _both(key: str) -> str:
+    return (
+        f"@{key} is a source and also a label this document defines ({{#{key}}}): a "
+        "cross-reference filter may read it as either, so it is not counted as checked here. "
+        f"Rename the label (e.g. {{#{key}-x}}) or the source's key."
+    )
+
+
 @dataclass(frozen=True)
 class CrossrefNotes:
     """What the filter says of the prefixed keys it read: ``labels``, the keys that are sources
@@ -195,10 +203,16 @@ class CrossrefNotes:
 
     def judged(self, judgement: Judgement) -> Judgement:
         """A key the filter could not tell from a cross-reference, not in the ledger: its
-        breakdown says so first, and names the bibliography it could not read."""
-        if judgement.key not in self.unsure or judgement.state is not State.NOT_IN_LEDGER:
+        breakdown says so first, and names the bibliography it could not read. A key that is a
+        source and a label both is never shown checked: a cross-reference filter after this
+        one may read it as the label, so the reader is told, at the citation."""
+        key = judgement.key
+        if key in self.labels:
+            state = State.UNCHECKED if judgement.state is State.CHECKED else judgement.state
+            return replace(judgement, state=state, reasons=(_both(key), *judgement.reasons))
+        if key not in self.unsure or judgement.state is not State.NOT_IN_LEDGER:
             return judgement
-        return replace(judgement, reasons=(self._why(judgement.key), *judgement.reasons))
+        return replace(judgement, reasons=(self._why(key), *judgement.reasons))
 
     def _why(self, key: str) -> str:
         files = "; ".join(f"{name} ({why})" for name, why in self.unread)
