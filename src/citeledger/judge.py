@@ -697,32 +697,36 @@ class Judge:
         end: int,
         writer_quote: str,
         recorded: tuple[Edit, ...],
-    ) -> tuple[Edit, ...] | None:
+        recorded_match: str | None = None,
+    ) -> tuple[tuple[Edit, ...], str | None] | None:
         """Run the locator again: the receipt is not trusted to say the words match; the same
         rules that made it must still agree. Returns the edits the locator accepts now (offsets
-        in the whole text), or None when it no longer finds the quote at the span.
+        in the whole text) and the kind of match it finds (``exact``, ``normalized``, ``fuzzy``:
+        what the reader is told), or None when it no longer finds the quote at the span.
 
         A window of the span and a little context is enough when the locator finds the quote
         there at exactly the receipt's span, and the window's edges cut no word or number (so
         the locator's boundary rules see the source as it is: "within 6" is not a quote of
-        "within 60"). Otherwise — a quote that runs across a page break, which the locator
-        finds by setting the pages' running headers aside, one whose edits the window sees
-        otherwise than the receipt, or one the window finds elsewhere — the whole text and its
+        "within 60") and finds the receipt's edits and match. Otherwise — a quote that runs
+        across a page break, which the locator finds by setting the pages' running headers
+        aside, one whose edits or match the window sees otherwise than the receipt, or one the
+        window finds elsewhere — the whole text and its
         page map decide (prepared once per evidence file, and only then), and again only at
         exactly the receipt's span.
         """
         from citeledger.locate.locator import locate, locate_prepared, prepare
 
         assert ev.text is not None
-        windowed: tuple[Edit, ...] | None = None
+        windowed: tuple[tuple[Edit, ...], str | None] | None = None
         lo, hi = _window(ev.text, start, end)
         result = locate(ev.text[lo:hi], writer_quote, hint=start - lo)
         if result.found and (result.char_start, result.char_end) == (start - lo, end - lo):
-            windowed = tuple(
+            edits = tuple(
                 Edit(e.kind, e.quote_text, e.source_text, lo + e.char_start, lo + e.char_end)
                 for e in result.edits
             )
-            if windowed == recorded:
+            windowed = edits, result.match
+            if windowed == (recorded, recorded_match):
                 return windowed
         elif not result.found and not any(start < p < end for p in ev.page_starts):
             return None
@@ -731,7 +735,7 @@ class Judge:
             prepared = self._prepared[ev.path] = prepare(ev.text)
         result = locate_prepared(prepared, writer_quote, page_starts=ev.page_starts, hint=start)
         if result.found and result.char_start == start and result.char_end == end:
-            return tuple(result.edits)
+            return tuple(result.edits), result.match
         return windowed
 
     @staticmethod
@@ -795,11 +799,12 @@ class Judge:
                     f"The receipt says {describe(edit)}, but the stored text at "
                     f"{edit.char_start}–{edit.char_end} does not hold those words."
                 )
-        edits = self._span_supports(ev, start, end, quote.text, receipt.edits)
-        if edits is None:
+        supported = self._span_supports(ev, start, end, quote.text, receipt.edits, receipt.match)
+        if supported is None:
             return State.TAMPERED, (
                 "The source's words at the receipt's span do not match the writer's quote."
             )
+        edits, match = supported
         if edits != receipt.edits:
             # Not tampered: the evidence holds, only the receipt's account of the writer's
             # changes differs from what the rules find now (a receipt from before edits were
@@ -809,6 +814,13 @@ class Judge:
                 f"now finds {count_phrase(edits) or 'no edits'} ({describe_all(edits)}), the "
                 f"receipt records {count_phrase(receipt.edits) or 'none'} "
                 f"({describe_all(receipt.edits)}). Run `citeledger verify` again."
+            )
+        if match != receipt.match:
+            # what a reader is told ("exact match") is re-derived like the edits: a receipt
+            # whose word differs from the rules' is from other rules, or edited by hand
+            return State.STALE, (
+                f"The receipt calls the quote's match {receipt.match or 'nothing'}; at its span "
+                f"the locator now finds it {match}. Run `citeledger verify` again."
             )
         return _printed_page_problem(quote.locator, ev.text, ev.page_starts, start, end, lang)
 
