@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from citeledger.build.pinpoints import locale_of, normalize_locator, pages_named
+from citeledger.build.pinpoints import locale_of, normalize_locator, page_spans
 from citeledger.evidence import usercache
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
@@ -902,9 +902,6 @@ _REWRITTEN = (
 )
 
 
-_STANDALONE_NUMBER = re.compile(r"(?<![\w.,/:-])\d{1,5}(?![\w/:]|[.,]\d)")
-
-
 def _printed_page_problem(
     locator: str | None,
     text: str,
@@ -913,23 +910,29 @@ def _printed_page_problem(
     end: int,
     lang: str | None = None,
 ) -> tuple[State, str] | None:
-    """A reader goes to the page the locator names: in a PDF, the quote must stand on that page
-    — the physical page of that number, or one that prints the number (a journal's p. 170 on
-    the file's sixth page). Lenient by design about where a page prints its number (any
-    standalone number of its first or last two lines, or a line that is only a number), strict
-    about whose number it is: the quote's own words never count ("within 60 days" is not p. 60).
+    """A reader goes to the page the locator names: in a PDF, the quote must stand on a page
+    one of its comma parts names — the physical page of that number, or one that prints the
+    number (a journal's p. 170 on the file's sixth page; front matter's ``p. xii`` only on the
+    page printing xii). A wide range is a span like any other: the quote must lie in it.
+
+    Where a page prints its number is read narrowly (``_printed_numbers``: a number at the edge
+    of one of its first or last two lines, preferring those its neighbours confirm), and whose
+    number it is strictly: the quote's own words never count ("within 60 days" is not p. 60),
+    nor a number in the middle of a line or of the page (a table cell).
 
     Failing, it stays a breakdown (quote-not-found, ``Judgement.misplaced``) whose words say
     what is true — verify found the quote, on another page — never that the words are missing.
     """
-    wanted = pages_named(locator, lang) if page_starts else None
-    if wanted is None or locator is None:
+    spans = page_spans(locator, lang) if page_starts else None
+    if spans is None or locator is None:
         return None
     first, last = _page_of(page_starts, start) or 1, _page_of(page_starts, max(start, end - 1)) or 1
-    if any(p in wanted for p in range(first, last + 1)):
+    pages = range(first, last + 1)
+    if any(not s.roman and s.lo <= p <= s.hi for s in spans for p in pages):
         return None
-    for p in range(first, last + 1):
-        if any(n in wanted for n in _printed_numbers(text, page_starts, p, start, end)):
+    for p in pages:
+        printed = _printed_numbers(text, page_starts, p, start, end)
+        if any(s.roman == roman and s.lo <= n <= s.hi for s in spans for n, roman in printed):
             return None
     return State.QUOTE_NOT_FOUND, misplaced_reason(
         locator, first, last, _printed_number(text, page_starts, first)
@@ -953,44 +956,63 @@ def _page_text(text: str, page_starts: tuple[int, ...], p: int) -> str:
 
 
 def _printed_numbers(
-    text: str, page_starts: tuple[int, ...], p: int, start: int, end: int
-) -> set[int]:
-    """The numbers page ``p`` may print as its page number: standalone numbers of its first
-    and last two lines (running heads and feet) and lines that are only a number, with the
-    quote's span ``[start, end)`` blanked first, so the quote never names its own page."""
-    lo = page_starts[p - 1]
-    page = _page_text(text, page_starts, p)
-    a, b = max(start - lo, 0), min(end - lo, len(page))
-    if a < b:
-        page = page[:a] + " " * (b - a) + page[b:]
+    text: str, page_starts: tuple[int, ...], p: int, start: int = 0, end: int = 0
+) -> set[tuple[int, bool]]:
+    """The numbers page ``p`` may print as its page number, as (value, roman): those at the
+    edge of its first or last two lines (a running head or foot, a line that is only the
+    number), the quote's span ``[start, end)`` blanked first so the quote never names its own
+    page. When a neighbour confirms some (the page before prints one less, or the page after
+    one more, in the same numerals), only those."""
+
+    def at(q: int) -> set[tuple[int, bool]]:
+        lo = page_starts[q - 1]
+        page = _page_text(text, page_starts, q)
+        a, b = max(start - lo, 0), min(end - lo, len(page))
+        return _edge_numbers(page[:a] + " " * (b - a) + page[b:] if a < b else page)
+
+    here = at(p)
+    if len(here) < 2:
+        return here
+    near = (at(p - 1) if p > 1 else set()) | (at(p + 1) if p < len(page_starts) else set())
+    confirmed = {(n, r) for n, r in here if (n - 1, r) in near or (n + 1, r) in near}
+    return confirmed or here
+
+
+_EDGE_TOKENS = re.compile(r"^\W*(\w+)|(\w+)\W*$")
+_OF_TOTAL = re.compile(r"(\d{1,5})\s*(?:/|of|von|sur|de)\s*\d{1,5}\W*$", re.IGNORECASE)
+
+
+def _edge_numbers(page: str) -> set[tuple[int, bool]]:
+    """Numbers standing at the start or end of a page's first or last two lines, as (value,
+    roman): where a page number is printed (``95``, ``- 3 -``, ``Page 3``, ``3 of 10``, a
+    lower-case ``xii``, or ``XII`` alone on its line)."""
+    from citeledger.build.pinpoints import roman_numeral, roman_value
+
     lines = [line.strip() for line in page.splitlines() if line.strip()]
-    out = {int(line) for line in lines if line.isdigit() and len(line) <= 5}
+    out: set[tuple[int, bool]] = set()
     for line in {*lines[:2], *lines[-2:]}:
-        out.update(int(n) for n in _STANDALONE_NUMBER.findall(line))
-    return out
-
-
-_EDGE_NUMBER = re.compile(r"^(\d{1,5})(?:\s|$)|(?:^|\s)(\d{1,5})$")
-
-
-def _edge_numbers(page: str) -> set[int]:
-    """Numbers standing at the start or end of a page's first or last line: where a page
-    number is printed (a running head, a footer)."""
-    lines = [line.strip() for line in page.splitlines() if line.strip()]
-    out: set[int] = set()
-    for line in {*lines[:1], *lines[-1:]}:
-        for m in _EDGE_NUMBER.finditer(line):
-            out.add(int(m.group(1) or m.group(2)))
+        total = _OF_TOTAL.search(line)
+        if total is not None:
+            out.add((int(total.group(1)), False))
+        alone = len(line.split()) == 1
+        for m in _EDGE_TOKENS.finditer(line):
+            token = m.group(1) or m.group(2)
+            if token.isdigit() and len(token) <= 5:
+                out.add((int(token), False))
+            elif roman_numeral(token) and (token.islower() or alone):
+                out.add((roman_value(token), True))
     return out
 
 
 def _printed_number(text: str, page_starts: tuple[int, ...], p: int) -> int | None:
     """The page number page ``p`` prints, when its neighbours confirm it (the page before
     prints one less, or the page after one more); None when unsure — then none is named."""
-    here = _edge_numbers(_page_text(text, page_starts, p))
-    before = _edge_numbers(_page_text(text, page_starts, p - 1)) if p > 1 else set()
-    after = _edge_numbers(_page_text(text, page_starts, p + 1)) if p < len(page_starts) else set()
-    confirmed = sorted(n for n in here if n - 1 in before or n + 1 in after)
+    here = {n for n, roman in _edge_numbers(_page_text(text, page_starts, p)) if not roman}
+    near: set[tuple[int, bool]] = set()
+    for q in (p - 1, p + 1):
+        if 1 <= q <= len(page_starts):
+            near |= _edge_numbers(_page_text(text, page_starts, q))
+    confirmed = sorted(n for n in here if (n - 1, False) in near or (n + 1, False) in near)
     return confirmed[0] if len(confirmed) == 1 else None
 
 
