@@ -305,10 +305,11 @@ def _prepare(
     notes = CrossrefNotes()
     if scan.crossrefs and factory is not None:
         options = read_options(doc_json.setdefault("meta", {}), environ)
-        folder = getattr(factory, "cwd", None) or Path.cwd()
+        # pandoc's working directory is the filter's; a judge factory's own folder after it
+        folders = list(dict.fromkeys([Path.cwd(), getattr(factory, "cwd", None) or Path.cwd()]))
         sources = any_source(
             ledger_sources(options, factory),
-            bibliography_sources(doc_json.get("meta") or {}, [folder]),
+            bibliography_sources(doc_json.get("meta") or {}, folders),
         )
         scan, labels = sourced_crossrefs(doc_json, scan, sources, defer_claims=True)
         notes = CrossrefNotes.of(labels, sources.answer, (f.ref.key for f in scan.citations))
