@@ -9,7 +9,9 @@ Builds a synthetic thesis (default 2,000 paragraphs, each citing a ledger source
 - crossrefs: the filter with the lookup on, none of the keys a source (a Quarto book: one
   search of the ledger's bytes, no rescan), and the lookup alone against the scan;
 - sourced:   the same with one key (``@sec-7``) a ledger source the document defines no label
-  for (the ledger load, the label search of the JSON text and a second scan).
+  for (the ledger load, the label search of the JSON text and a second scan);
+- bib, json, yaml: the crossrefs case with a 2,000-entry bibliography (BibLaTeX, CSL JSON, CSL
+  YAML) that holds none of the keys (a Quarto book: the file read and searched, no parse).
 
 Whole-filter times on a shared machine vary by ±15% run to run; the lookup-to-scan ratio is
 the stable figure.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import copy
 import gc
+import json
 import os
 import subprocess
 import tempfile
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pypandoc
+import yaml
 
 from citeledger.build import filter as filter_module
 from citeledger.build.citations import scan_document, sourced_crossrefs
@@ -42,14 +46,37 @@ PANDOC = str(pypandoc.get_pandoc_path())
 PROSE = "the measured effect is robust across samples and earlier estimates were biased by case"
 
 
-def thesis(paragraphs: int, crossrefs: bool) -> str:
-    out = []
+def thesis(paragraphs: int, crossrefs: bool, bibliography: str = "") -> str:
+    out = [f"---\nbibliography: {bibliography}\n---\n"] if bibliography else []
     for i in range(paragraphs):
         text = f"{PROSE.capitalize()} in part {i} [@src{i % 150}, p. {i % 300 + 1}]."
         if crossrefs and i % 5 == 0:
             text += f" See @fig-{i} and @sec-{(i // 5) % 40}."
         out += [text, ""]
     return "\n".join(out)
+
+
+def bibliography(name: str, entries: int = 2000) -> str:
+    """A bibliography of ``entries`` works, none with a prefixed key, in ``name``'s format."""
+    if name.endswith(".bib"):
+        return "".join(
+            f"@article{{doe{i},\n  title = {{Paper {i}}},\n  author = {{Doe, Jane}},\n"
+            f"  year = {{{2000 + i % 20}}},\n  journal = {{Journal {i % 30}}},\n}}\n\n"
+            for i in range(entries)
+        )
+    items = [
+        {
+            "id": f"doe{i}",
+            "type": "article-journal",
+            "title": f"Paper {i}",
+            "author": [{"family": "Doe", "given": "Jane"}],
+            "issued": {"date-parts": [[2000 + i % 20]]},
+        }
+        for i in range(entries)
+    ]
+    if name.endswith(".json"):
+        return json.dumps(items, indent=2)
+    return yaml.safe_dump({"references": items}, sort_keys=False)
 
 
 def ledger(extra: str) -> str:
@@ -92,14 +119,19 @@ def main() -> int:
         folder = Path(tmp)
         os.environ["CITELEDGER_CACHE_DIR"] = str(folder / "cache")
         cases = {}
-        for name, refs, extra in [
-            ("baseline", True, ""),
-            ("crossrefs", True, ""),
-            ("sourced", True, "  sec-7:\n    url: https://example.org/s\n    title: S"),
+        for name, refs, extra, bib in [
+            ("baseline", True, "", ""),
+            ("crossrefs", True, "", ""),
+            ("sourced", True, "  sec-7:\n    url: https://example.org/s\n    title: S", ""),
+            ("bib", True, "", "refs.bib"),
+            ("json", True, "", "refs.json"),
+            ("yaml", True, "", "refs.yaml"),
         ]:
             (folder / name).mkdir()
             (folder / name / "citeledger.yaml").write_text(ledger(extra), encoding="utf-8")
-            md = thesis(args.paragraphs, refs)
+            if bib:
+                (folder / name / bib).write_text(bibliography(bib), encoding="utf-8")
+            md = thesis(args.paragraphs, refs, bib)
             raw = subprocess.run(
                 [PANDOC, "-f", "markdown", "-t", "json"], input=md.encode(), capture_output=True
             ).stdout

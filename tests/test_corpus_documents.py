@@ -83,7 +83,10 @@ def judges(tmp_path_factory: pytest.TempPathFactory) -> LedgerJudges:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
 @pytest.mark.parametrize("fmt", ["html", "gfm"])
-def test_filter_on_corpus_document(entry: dict, fmt: str, judges: LedgerJudges) -> None:
+def test_filter_on_corpus_document(
+    entry: dict, fmt: str, judges: LedgerJudges, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(DOCUMENTS / entry["cwd"])  # where pandoc runs: its bibliography is there
     raw = corpus_json()[entry["id"]]
     found = find_citations(json.loads(raw))
     run = run_main(raw, fmt, judge_factory=judges, environ={})

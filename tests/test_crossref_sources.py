@@ -97,20 +97,45 @@ def test_a_prefixed_key_no_ledger_has_stays_a_crossref(tmp_path: Path) -> None:
     ],
     ids=["header", "div", "span", "figure", "code", "display-math", "table-caption"],
 )
-def test_a_ledger_key_the_document_defines_as_a_label_is_a_crossref_with_a_warning(
+def test_a_ledger_key_the_document_defines_as_a_label_is_a_breakdown_with_a_warning(
     tmp_path: Path, defines: str
 ) -> None:
+    """A cross-reference filter after this one may read the key as the label, citeproc as the
+    source: never shown checked, and the reader is told at the citation (strict fails)."""
     project = _project(tmp_path, f"{defines}\nAs @sec-2020 shows.\n")
     build = _build(project)
     assert build.returncode == 0, build.stderr
-    assert "[citation" not in build.stdout
-    [warning] = [line for line in build.stderr.splitlines() if "label" in line]
+    assert "As @sec-2020 [citation 1: unchecked] shows." in build.stdout, build.stdout
+    assert "@sec-2020 is a source and also a label this document defines" in build.stdout
+    assert "citation 2" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "is a source (a key" in line]
     assert warning.startswith("[WARNING] citeledger: @sec-2020 is a source (a key of the ledger")
     assert "citeledger.yaml" in warning and "{#sec-2020}" in warning
     assert "Rename the label" in warning
     strict = _build(project, "-M", "citeledger.strict=true")
     assert strict.returncode != 0
     assert "strict: 1 ledger key is a label of this document too" in strict.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<!-- {#sec-2020} -->\n",
+        "Some `{#sec-2020}` code.\n",
+        "```\n{#sec-2020}\n```\n",
+        "Plain words {#sec-2020} here.\n",
+        "`x`{#sec-2020}\n",
+        '<p id="sec-2020">Words.</p>\n',
+    ],
+    ids=["html-comment", "code", "code-block", "prose", "code-id", "raw-html"],
+)
+def test_text_that_defines_no_label_leaves_the_source_a_citation(tmp_path: Path, text: str) -> None:
+    """An HTML comment (or code, or prose) holding ``{#sec-2020}`` made the source a
+    cross-reference with no callout; only what a label reader reads is a label."""
+    build = _build(_project(tmp_path, f"{text}\nMarkets fell [@sec-2020].\n"))
+    assert build.returncode == 0, build.stderr
+    assert "Markets fell [@sec-2020] [citation 1: unchecked]." in build.stdout, build.stdout
+    assert "also a label" not in build.stdout + build.stderr
 
 
 def test_check_reads_them_as_the_build_does(
@@ -124,12 +149,12 @@ def test_check_reads_them_as_the_build_does(
     code = main(["check", str(project / "doc.md"), "--json", str(report)])
     assert code == 1  # the one citation is unchecked
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert [c["key"] for c in data["citations"]] == ["sec-2020"]
+    # @eq-smith is a source and a label both: judged, never checked
+    assert [c["key"] for c in data["citations"]] == ["sec-2020", "eq-smith"]
+    assert data["citations"][1]["state"] == "unchecked"
     [warning] = data["warnings"]
     assert "@eq-smith is a source (a key of the ledger" in warning and "doc.md" in warning
-    # the sentence citing @sec-2020 declares provenance; the one with cross-references only not
-    without = data["coverage"]["without_provenance"]
-    assert without == ["The rule holds as @eq-smith and @fig-1 show."]
+    assert data["coverage"]["without_provenance"] == []
     assert "@eq-smith is a source (a key of the ledger" in capsys.readouterr().err
 
 
@@ -152,8 +177,8 @@ def test_labels_are_looked_for_only_when_a_prefixed_key_is_a_source() -> None:
     assert sourced_crossrefs(doc, scan, sources) == (scan, [])
     assert asked == [{"sec-a", "sec-b"}]
     again, both = sourced_crossrefs(doc, scan, lambda keys: ["sec-a", "sec-b"])
-    assert both == ["sec-a"]
-    assert [f.ref.key for f in again.citations] == ["sec-b", "smith"]
+    assert both == ["sec-a"]  # a label and a source: a citation the filter shows as both
+    assert [f.ref.key for f in again.citations] == ["sec-a", "sec-b", "smith"]
     assert defined_labels(doc, {"sec-a", "sec-b"}) == {"sec-a"}
 
 
@@ -219,3 +244,159 @@ def test_a_rerun_and_a_markdown_build_keep_them_citations(tmp_path: Path) -> Non
     assert once == twice and b"citeledger-cite" in once
     gfm = run(PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "gfm").decode()
     assert "Claim [@sec-2020; @smith quote:two] **\\[citation 1: unchecked\\]**" in gfm
+
+
+# --- F-A: a prefixed key is a cross-reference only when the filter knows it is no source ---
+
+ESCAPED = {
+    # citeproc decodes each of these ids to ``sec-2030``; none holds the bytes ``sec-2030``
+    "refs.json": '[{"id": "sec\\u002d2030", "type": "report", "title": "SEC 2030"}]',
+    "refs.yaml": 'references:\n- id: "sec\\x2d2030"\n  type: report\n  title: SEC 2030\n',
+    "folded.yaml": 'references:\n- id: "sec-\\\n    2030"\n  type: report\n  title: SEC 2030\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPED))
+def test_a_bibliography_id_written_escaped_is_still_a_source(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text(ESCAPED[name], encoding="utf-8")
+    doc = f"---\nbibliography: {name}\n---\n\nMarkets fell [@sec-2030]. See @sec-2031.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (" in build.stdout and "SEC 2030" in build.stdout  # citeproc found it
+    assert "[citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "See @sec-2031." in build.stdout or "(sec-2031?)" in build.stdout
+    assert "citation 2" not in build.stdout
+
+
+def test_a_ledger_key_written_escaped_is_still_a_source(tmp_path: Path) -> None:
+    project = _project(tmp_path, "Markets fell [@sec-2030]. See @sec-intro.\n")
+    ledger = '\nsources:\n  "sec\\x2d2030":\n    url: https://example.org/s\n    quotes:\n'
+    (project / "citeledger.yaml").write_text(ledger + "      - text: Markets fell.\n")
+    build = _build(project)
+    assert build.returncode == 0, build.stderr
+    assert "Markets fell [@sec-2030] [citation 1: unchecked]." in build.stdout
+    assert "See @sec-intro." in build.stdout and "citation 2" not in build.stdout
+
+
+def test_a_bibliography_found_through_resource_path(tmp_path: Path) -> None:
+    """pandoc finds ``sub/refs.bib`` through ``--resource-path``, which a filter cannot see:
+    the key it might hold is judged, with a breakdown that says why; the ``resource-path``
+    metadata the filter can read finds the entry itself."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "refs.bib").write_text(BIB.replace("fig-2019", "sec-2030"))
+    doc = "---\nbibliography: refs.bib\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n\n"
+    project = _project(tmp_path, doc + "# A {#sec-a}\n")
+    build = _build(project, "--citeproc", "--resource-path=.:sub")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "cannot tell @sec-2030 from a cross-reference" in build.stdout
+    assert "bibliography refs.bib (not found in" in build.stdout
+    # a label the document defines is a cross-reference still, with no note
+    assert "See (sec-a?)." in build.stdout and "citation 2" not in build.stdout
+    assert not [
+        line for line in build.stderr.splitlines() if "citeledger" in line and "sec-a" in line
+    ]
+    [warning] = [line for line in build.stderr.splitlines() if "filter could not read" in line]
+    assert "the bibliography refs.bib" in warning and "@sec-2030" in warning
+    meta = _build(project, "--citeproc", "--resource-path=.:sub", "-M", "resource-path=sub")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in meta.stdout
+    assert "cannot tell" not in meta.stdout and "could not read" not in meta.stderr
+
+
+@pytest.mark.parametrize("bibliography", ["https://example.org/refs.bib", "refs.json", "x.bin"])
+def test_a_bibliography_the_filter_cannot_read_makes_prefixed_keys_citations(
+    tmp_path: Path, bibliography: str
+) -> None:
+    (tmp_path / "refs.json").write_text('[{"id": "sec\\u002d2030",')  # cut short
+    (tmp_path / "x.bin").write_text("@book{sec-2030, title={A}}\n")
+    doc = f"---\nbibliography: {bibliography}\n---\n\nMarkets fell [@sec-2030].\n"
+    build = _build(_project(tmp_path, doc))
+    assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout, build.stderr
+    assert f"it could not read the bibliography {bibliography} (" in build.stdout
+
+
+def test_bibliography_sources_is_unsure_of_what_it_cannot_read(tmp_path: Path) -> None:
+    from citeledger.build.crossref_sources import Unsure, any_source, bibliography_sources
+
+    (tmp_path / "a.bib").write_text("@book{sec-1, title={A}}\n")
+    files = [{"t": "MetaString", "c": name} for name in ("a.bib", "gone.bib")]
+    lookup = any_source(
+        bibliography_sources({"bibliography": {"t": "MetaList", "c": files}}, [tmp_path])
+    )
+    answer = lookup({"sec-1", "sec-2"})
+    assert isinstance(answer, Unsure) and set(answer) == {"sec-1"}
+    assert answer.unsure == {"sec-2"} and [n for n, _ in answer.unread] == ["gone.bib"]
+    found = bibliography_sources({"bibliography": files[0]}, [tmp_path])({"sec-1", "sec-2"})
+    assert set(found) == {"sec-1"} and not getattr(found, "unsure", None)
+
+
+def test_check_judges_a_key_of_an_unread_bibliography(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
+    doc = "---\nbibliography: gone.bib\n---\n\nMarkets fell sharply that year [@sec-2030].\n"
+    project = _project(tmp_path, doc)
+    report = project / "report.json"
+    assert main(["check", str(project / "doc.md"), "--json", str(report)]) == 1
+    data = json.loads(report.read_text(encoding="utf-8"))
+    [cited] = data["citations"]
+    assert cited["key"] == "sec-2030" and cited["state"] == "not-in-ledger"
+    assert any("could not read the bibliography gone.bib" in w for w in data["warnings"])
+
+
+# --- F-F: a bibliography is read through the one read gate, with a size cap ---
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "too-large"])
+def test_a_bibliography_that_is_no_file_is_refused_not_read(tmp_path: Path, kind: str) -> None:
+    """A committed ``refs.bib -> /dev/zero`` link or a FIFO made the filter read forever (or
+    die in a traceback); a file past the cap is refused before it is read. Each is "not
+    readable": the prefixed key is judged, and one warning names the file."""
+    import os
+
+    from citeledger.build.bib_ids import BIB_LIMIT
+
+    bib = tmp_path / "refs.bib"
+    if kind == "fifo":
+        os.mkfifo(bib)
+    elif kind == "dev-zero":
+        bib.symlink_to("/dev/zero")
+    else:
+        with bib.open("wb") as fh:  # sparse: no disk is spent
+            fh.truncate(BIB_LIMIT + 1)
+    doc = "---\nbibliography: refs.bib\n---\n\nMarkets fell [@sec-2030]. As @sec-a shows.\n\n"
+    project = _project(tmp_path, doc + "# A {#sec-a}\n")
+    build = subprocess.run(
+        [PANDOC, "doc.md", "--filter", "pandoc-citeledger", "-t", "plain", "--wrap=none"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=venv_env(CITELEDGER_CACHE_DIR=str(tmp_path.parent / f"{tmp_path.name}-cache")),
+        timeout=120,  # a hang is the failure, not a wait
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    assert "Traceback" not in build.stderr
+    assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout
+    assert "citation 2" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "filter could not read" in line]
+    said = {"fifo": "named pipe (FIFO)", "dev-zero": "character device", "too-large": "larger"}
+    assert "the bibliography refs.bib (" in warning and said[kind] in warning
+    assert "@sec-2030" in warning and "@sec-a" not in warning
+
+
+def test_a_bibliography_not_read_is_warned_about_when_no_key_needs_it(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").symlink_to("/dev/zero")
+    doc = "---\nbibliography: refs.bib\n---\n\n# A {#sec-a}\n\nAs @sec-a shows [@eq-smith].\n"
+    build = _build(_project(tmp_path, doc))
+    assert build.returncode == 0, build.stderr
+    assert "[citation 1: unchecked]" in build.stdout and "citation 2" not in build.stdout
+    [warning] = [line for line in build.stderr.splitlines() if "filter could not read" in line]
+    assert warning.endswith("the path is a character device, not a file)")
+
+
+def test_read_regular_refuses_past_its_limit(tmp_path: Path) -> None:
+    from citeledger.inputs import TooLarge, read_regular
+
+    (tmp_path / "a").write_bytes(b"12345")
+    assert read_regular(tmp_path / "a", limit=5) == b"12345"
+    with pytest.raises(TooLarge):
+        read_regular(tmp_path / "a", limit=4)

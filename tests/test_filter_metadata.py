@@ -150,9 +150,13 @@ def test_a_standalone_html_build_shows_the_abstract_flag(tmp_path: Path) -> None
 
 
 @pytest.mark.skipif(not JSS.is_file(), reason="../shared/corpus is not beside the repository")
-def test_the_jss_templates_abstract_citation_is_judged() -> None:
-    """The real case: Quarto's JSS template cites in its abstract."""
+def test_the_jss_templates_abstract_citation_is_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real case: Quarto's JSS template cites in its abstract. Run where Quarto runs the
+    filter, the document's folder, where its bibliography is (its ``@fig-quine`` is then known
+    to be no source)."""
     import re
+
+    monkeypatch.chdir(JSS.parent)
 
     text = re.sub(r"^(\s*)```\{([A-Za-z]\w*)[^}]*\}", r"\1```{.\2}", JSS.read_text(), flags=re.M)
     raw = subprocess.run(

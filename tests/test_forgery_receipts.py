@@ -415,3 +415,23 @@ def test_a_pdf_record_rewritten_to_another_kind_is_tampered(tmp_path: Path, kind
     _edit(ledger, page=None, evidence_sha256=hashlib.sha256(evidence.read_bytes()).hexdigest())
     got = _check(tmp_path, ledger)
     assert got["state"] == "tampered" and "stored body is pdf" in got["reasons"][0], got
+
+
+# --- rev21 F-G: the receipt's ``match:`` is what the reader is told, so it is re-derived -------
+
+
+@pytest.mark.parametrize("claimed", ["exact", "fuzzy"])
+def test_a_receipt_match_field_edited_is_not_checked(tmp_path: Path, claimed: str) -> None:
+    """The quote needs a curly apostrophe normalised, so verify records ``normalized``; a
+    receipt edited to say ``exact`` was still checked and told the reader "(exact match)"."""
+    body = SOURCE.replace("the date", "the board\u2019s date").encode()
+    quote = QUOTE.replace("the date", "the board's date")
+    ledger = _verified(tmp_path, "a.txt", body, quote)
+    assert _receipt(ledger).match == "normalized"
+    honest = _check(tmp_path, ledger)
+    assert honest["state"] == "checked" and "(normalized match)" in json.dumps(honest)
+    _edit(ledger, match=claimed)
+    got = _check(tmp_path, ledger)
+    assert got["state"] == "stale", got
+    assert f"calls the quote's match {claimed}" in json.dumps(got)
+    assert "now finds it normalized" in json.dumps(got)

@@ -16,7 +16,13 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "filter"))
 
 from helpers import PANDOC, venv_env
 
-from citeledger.build.pinpoints import locale_of, normalize_locator, pages_named, parse_locator
+from citeledger.build.pinpoints import (
+    PageSpan,
+    locale_of,
+    normalize_locator,
+    page_spans,
+    parse_locator,
+)
 from citeledger.cli import main
 from test_extract_pdf import make_pdf
 
@@ -31,7 +37,7 @@ def test_the_document_language_adds_its_locale_terms() -> None:
     assert normalize_locator("Bd 2", "de") == ("volume", "2")  # lenient: no full stop
     assert normalize_locator("chap. 3", "fr") == ("chapter", "3")
     assert normalize_locator("S. 99", "fr") == ("other", "s. 99")  # not a French term
-    assert pages_named("S. 14–16", "de") == {14, 15, 16}
+    assert page_spans("S. 14–16", "de") == (PageSpan(14, 16),)
 
 
 def test_english_stays_accepted_and_a_locale_term_wins_where_they_differ() -> None:

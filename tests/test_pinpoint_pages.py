@@ -9,20 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.build.pinpoints import pages_named
+from citeledger.build.pinpoints import PageSpan, page_spans
 from citeledger.cli import main
 from test_extract_pdf import make_pdf
 
 QUOTE = "The appeal must be received within 60 days."
 
 
-def _project(tmp_path: Path, pages: list[list[str] | None], locator: str) -> Path:
+def _project(
+    tmp_path: Path,
+    pages: list[list[str] | None],
+    locator: str,
+    quote: str = QUOTE,
+    pdf: bytes | None = None,
+) -> Path:
+    """A verified one-source project: a PDF made of ``pages`` (or the bytes ``pdf``)."""
     (tmp_path / "sources").mkdir()
-    (tmp_path / "sources" / "r.pdf").write_bytes(make_pdf(pages))
+    (tmp_path / "sources" / "r.pdf").write_bytes(make_pdf(pages) if pdf is None else pdf)
     ledger = tmp_path / "citeledger.yaml"
     ledger.write_text(
         "sources:\n  r:\n    file: sources/r.pdf\n    title: Report\n    quotes:\n"
-        f"      - text: {QUOTE}\n        locator: {locator}\n",
+        f"      - text: {json.dumps(quote)}\n        locator: {locator}\n",
         encoding="utf-8",
     )
     (tmp_path / "doc.md").write_text(f"Appeals take 60 days [@r, {locator}].\n", "utf-8")
@@ -62,6 +69,32 @@ def test_a_page_locator_the_quote_does_not_stand_on_is_not_checked(
             "p. 170",
             "quote-not-found",
         ),
+        # review rev21 F-D: page 2 prints "2"; a number inside its first line is no page number
+        (
+            [["Intro.", "1"], ["Results from 14 sites were pooled.", QUOTE, "2"], ["3"]],
+            "p. 14",
+            "quote-not-found",
+        ),
+        # a lone number mid-page is a table cell, not a page number
+        (
+            [["1"], ["Table 1", "Site", "Count", "37", "Rows", QUOTE, "2"], ["3"]],
+            "p. 37",
+            "quote-not-found",
+        ),
+        # a number at a line's edge the neighbours do not confirm, beside one they do
+        ([["1"], ["14 sites were pooled.", QUOTE, "2"], ["3"]], "p. 14", "quote-not-found"),
+        (
+            [["1"], [QUOTE, "2"], ["3"]],
+            "pp. 100-199",
+            "quote-not-found",
+        ),  # a wide range the page is not in
+        (
+            [["1"], [QUOTE, "2"], ["3"]],
+            "pp. 5, 100-160",
+            "quote-not-found",
+        ),  # one wide part disables nothing
+        ([["1"], [QUOTE, "2"], ["3"]], "p. xii", "quote-not-found"),  # a numeral no page prints
+        ([["1"], [QUOTE, "2"], ["3"]], "pp. 1-2", "checked"),  # a range holding it
     ],
 )
 def test_the_page_the_locator_names_is_checked(
@@ -79,8 +112,62 @@ def test_the_page_the_locator_names_is_checked(
         assert locator in reasons[0]
 
 
-def test_pages_named() -> None:
-    assert pages_named("p. 14") == {14}
-    assert pages_named("pp. 14–16, 20") == {14, 15, 16, 20}
-    assert pages_named("p. xii") is None and pages_named("sec. 2") is None
-    assert pages_named("pp. 1-900") is None and pages_named(None) is None
+def test_page_spans() -> None:
+    assert page_spans("p. 14") == (PageSpan(14, 14),)
+    assert page_spans("pp. 14–16, 20") == (PageSpan(14, 16), PageSpan(20, 20))
+    assert page_spans("pp. 170–75") == (PageSpan(170, 175),)  # the abbreviated second number
+    assert page_spans("p. xii") == (PageSpan(12, 12, roman=True),)
+    assert page_spans("pp. 1-900") == (PageSpan(1, 900),)  # wide: a span still
+    assert page_spans("sec. 2") is None and page_spans(None) is None
+    assert page_spans("p. 14n3") is None  # no page number: nothing compared
+
+
+# --- rev21 F-D: real PDFs, their printed page numbers, and locators a reader can follow -------
+
+CORPUS = Path("/work/shared/corpus/pdf")
+VIDEO = "2a774230b5328df3f8125da9b84a82d92b46a240.pdf"  # a journal reprint: page 5 prints 762
+VIDEO_QUOTE = "We use our real video server to test the consecutive frame"
+SMOLA = "smola10.pdf"  # proceedings: page 3 prints 705
+SMOLA_QUOTE = "suggests a stochastic gradient descent procedure of the form"
+AIMAG = "aimag10.pdf"  # a magazine: page 3's head reads "FALL 2010 95"
+AIMAG_QUOTE = "We present a formal evaluation of our system on"
+GEOTOPO = "GeoTopo-komprimiert.pdf"  # lecture notes: page 3 prints the front matter's iii
+GEOTOPO_QUOTE = "Obwohl es nicht vorausgesetzt wird, könnte es von Vorteil sein"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus of real PDFs is not here")
+@pytest.mark.parametrize(
+    ("pdf", "quote", "locator", "expected"),
+    [
+        (VIDEO, VIDEO_QUOTE, "p. 762", "checked"),  # the printed page
+        (VIDEO, VIDEO_QUOTE, "p. 5", "checked"),  # the file's own page
+        (VIDEO, VIDEO_QUOTE, "pp. 761-63", "checked"),  # an abbreviated range
+        (VIDEO, VIDEO_QUOTE, "pp. 700-800", "checked"),  # a wide range that holds it
+        (VIDEO, VIDEO_QUOTE, "pp. 100, 762", "checked"),  # one comma part names it
+        (VIDEO, VIDEO_QUOTE, "p. 763", "quote-not-found"),  # the next page
+        (VIDEO, VIDEO_QUOTE, "pp. 800-900", "quote-not-found"),  # a wide range that does not
+        (VIDEO, VIDEO_QUOTE, "pp. 100, 800-900", "quote-not-found"),  # each part on its own
+        (SMOLA, SMOLA_QUOTE, "p. 705", "checked"),
+        (SMOLA, SMOLA_QUOTE, "p. 704", "quote-not-found"),
+        (AIMAG, AIMAG_QUOTE, "p. 95", "checked"),  # the number at the end of a head's line
+        (AIMAG, AIMAG_QUOTE, "p. 2010", "quote-not-found"),  # the year beside it is no page
+        (GEOTOPO, GEOTOPO_QUOTE, "p. iii", "checked"),  # front matter prints its numeral
+        (GEOTOPO, GEOTOPO_QUOTE, "p. iv", "quote-not-found"),
+        (GEOTOPO, GEOTOPO_QUOTE, "p. xii", "quote-not-found"),
+    ],
+)
+def test_real_pdfs_printed_page_locators(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    pdf: str,
+    quote: str,
+    locator: str,
+    expected: str,
+) -> None:
+    monkeypatch.setenv("CITELEDGER_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
+    _project(tmp_path, [], locator, quote, (CORPUS / pdf).read_bytes())
+    state, reasons = _state(tmp_path, capsys)
+    assert state == expected, reasons
+    if expected != "checked":
+        assert "found the quote on page" in reasons[0] and locator in reasons[0]

@@ -15,7 +15,7 @@ import stat
 
 from citeledger.errors import CiteledgerError
 
-__all__ = ["NotAFile", "file_kind", "read_bytes", "read_regular", "read_text"]
+__all__ = ["NotAFile", "TooLarge", "file_kind", "read_bytes", "read_regular", "read_text"]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -53,13 +53,22 @@ class NotAFile(OSError):
         self.kind = kind
 
 
-def read_regular(path: str | os.PathLike[str]) -> bytes:
+class TooLarge(OSError):
+    """The file is larger than its reader's cap (``limit`` bytes): refused, not read."""
+
+    def __init__(self, path: str, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"the file is larger than {limit // 2**20} MiB", path)
+        self.limit = limit
+
+
+def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     """The bytes of ``path`` (symbolic links followed) if it is a regular file: the ONE read
     that never waits on a FIFO and never reads a device (``/dev/zero`` never ends).
 
     The kind is checked before the open (opening some devices acts on them) and again on the
     open file, so a path swapped in between is refused too; the open does not wait for a FIFO's
-    writer. Raises ``FileNotFoundError``, ``NotAFile`` or another ``OSError``.
+    writer. ``limit``: a file of more bytes is refused (``TooLarge``), even one growing while
+    it is read. Raises ``FileNotFoundError``, ``NotAFile``, ``TooLarge`` or another ``OSError``.
     """
     name = os.fspath(path)
     kind = _kind(os.stat(name).st_mode)
@@ -67,10 +76,16 @@ def read_regular(path: str | os.PathLike[str]) -> bytes:
         raise NotAFile(name, kind)
     fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     with open(fd, "rb", closefd=True) as fh:
-        kind = _kind(os.fstat(fd).st_mode)
+        st = os.fstat(fd)
+        kind = _kind(st.st_mode)
         if kind is not None:
             raise NotAFile(name, kind)
-        return fh.read()
+        if limit is None:
+            return fh.read()
+        data = fh.read(limit + 1) if st.st_size <= limit else b""
+        if st.st_size > limit or len(data) > limit:
+            raise TooLarge(name, limit)
+        return data
 
 
 def read_bytes(path: str | os.PathLike[str], what: str, fix: str) -> bytes:

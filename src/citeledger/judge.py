@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from citeledger.build.pinpoints import locale_of, normalize_locator, pages_named
+from citeledger.build.pinpoints import locale_of, normalize_locator, page_spans
 from citeledger.evidence import usercache
 from citeledger.evidence.judgements import JudgementIndex
 from citeledger.evidence.other_work import evidence_is_other_work
@@ -721,32 +721,36 @@ class Judge:
         end: int,
         writer_quote: str,
         recorded: tuple[Edit, ...],
-    ) -> tuple[Edit, ...] | None:
+        recorded_match: str | None = None,
+    ) -> tuple[tuple[Edit, ...], str | None] | None:
         """Run the locator again: the receipt is not trusted to say the words match; the same
         rules that made it must still agree. Returns the edits the locator accepts now (offsets
-        in the whole text), or None when it no longer finds the quote at the span.
+        in the whole text) and the kind of match it finds (``exact``, ``normalized``, ``fuzzy``:
+        what the reader is told), or None when it no longer finds the quote at the span.
 
         A window of the span and a little context is enough when the locator finds the quote
         there at exactly the receipt's span, and the window's edges cut no word or number (so
         the locator's boundary rules see the source as it is: "within 6" is not a quote of
-        "within 60"). Otherwise — a quote that runs across a page break, which the locator
-        finds by setting the pages' running headers aside, one whose edits the window sees
-        otherwise than the receipt, or one the window finds elsewhere — the whole text and its
+        "within 60") and finds the receipt's edits and match. Otherwise — a quote that runs
+        across a page break, which the locator finds by setting the pages' running headers
+        aside, one whose edits or match the window sees otherwise than the receipt, or one the
+        window finds elsewhere — the whole text and its
         page map decide (prepared once per evidence file, and only then), and again only at
         exactly the receipt's span.
         """
         from citeledger.locate.locator import locate, locate_prepared, prepare
 
         assert ev.text is not None
-        windowed: tuple[Edit, ...] | None = None
+        windowed: tuple[tuple[Edit, ...], str | None] | None = None
         lo, hi = _window(ev.text, start, end)
         result = locate(ev.text[lo:hi], writer_quote, hint=start - lo)
         if result.found and (result.char_start, result.char_end) == (start - lo, end - lo):
-            windowed = tuple(
+            edits = tuple(
                 Edit(e.kind, e.quote_text, e.source_text, lo + e.char_start, lo + e.char_end)
                 for e in result.edits
             )
-            if windowed == recorded:
+            windowed = edits, result.match
+            if windowed == (recorded, recorded_match):
                 return windowed
         elif not result.found and not any(start < p < end for p in ev.page_starts):
             return None
@@ -755,7 +759,7 @@ class Judge:
             prepared = self._prepared[ev.path] = prepare(ev.text)
         result = locate_prepared(prepared, writer_quote, page_starts=ev.page_starts, hint=start)
         if result.found and result.char_start == start and result.char_end == end:
-            return tuple(result.edits)
+            return tuple(result.edits), result.match
         return windowed
 
     @staticmethod
@@ -819,11 +823,12 @@ class Judge:
                     f"The receipt says {describe(edit)}, but the stored text at "
                     f"{edit.char_start}–{edit.char_end} does not hold those words."
                 )
-        edits = self._span_supports(ev, start, end, quote.text, receipt.edits)
-        if edits is None:
+        supported = self._span_supports(ev, start, end, quote.text, receipt.edits, receipt.match)
+        if supported is None:
             return State.TAMPERED, (
                 "The source's words at the receipt's span do not match the writer's quote."
             )
+        edits, match = supported
         if edits != receipt.edits:
             # Not tampered: the evidence holds, only the receipt's account of the writer's
             # changes differs from what the rules find now (a receipt from before edits were
@@ -833,6 +838,13 @@ class Judge:
                 f"now finds {count_phrase(edits) or 'no edits'} ({describe_all(edits)}), the "
                 f"receipt records {count_phrase(receipt.edits) or 'none'} "
                 f"({describe_all(receipt.edits)}). Run `citeledger verify` again."
+            )
+        if match != receipt.match:
+            # what a reader is told ("exact match") is re-derived like the edits: a receipt
+            # whose word differs from the rules' is from other rules, or edited by hand
+            return State.STALE, (
+                f"The receipt calls the quote's match {receipt.match or 'nothing'}; at its span "
+                f"the locator now finds it {match}. Run `citeledger verify` again."
             )
         return _printed_page_problem(quote.locator, ev.text, ev.page_starts, start, end, lang)
 
@@ -914,9 +926,6 @@ _REWRITTEN = (
 )
 
 
-_STANDALONE_NUMBER = re.compile(r"(?<![\w.,/:-])\d{1,5}(?![\w/:]|[.,]\d)")
-
-
 def _printed_page_problem(
     locator: str | None,
     text: str,
@@ -925,23 +934,29 @@ def _printed_page_problem(
     end: int,
     lang: str | None = None,
 ) -> tuple[State, str] | None:
-    """A reader goes to the page the locator names: in a PDF, the quote must stand on that page
-    — the physical page of that number, or one that prints the number (a journal's p. 170 on
-    the file's sixth page). Lenient by design about where a page prints its number (any
-    standalone number of its first or last two lines, or a line that is only a number), strict
-    about whose number it is: the quote's own words never count ("within 60 days" is not p. 60).
+    """A reader goes to the page the locator names: in a PDF, the quote must stand on a page
+    one of its comma parts names — the physical page of that number, or one that prints the
+    number (a journal's p. 170 on the file's sixth page; front matter's ``p. xii`` only on the
+    page printing xii). A wide range is a span like any other: the quote must lie in it.
+
+    Where a page prints its number is read narrowly (``_printed_numbers``: a number at the edge
+    of one of its first or last two lines, preferring those its neighbours confirm), and whose
+    number it is strictly: the quote's own words never count ("within 60 days" is not p. 60),
+    nor a number in the middle of a line or of the page (a table cell).
 
     Failing, it stays a breakdown (quote-not-found, ``Judgement.misplaced``) whose words say
     what is true — verify found the quote, on another page — never that the words are missing.
     """
-    wanted = pages_named(locator, lang) if page_starts else None
-    if wanted is None or locator is None:
+    spans = page_spans(locator, lang) if page_starts else None
+    if spans is None or locator is None:
         return None
     first, last = _page_of(page_starts, start) or 1, _page_of(page_starts, max(start, end - 1)) or 1
-    if any(p in wanted for p in range(first, last + 1)):
+    pages = range(first, last + 1)
+    if any(not s.roman and s.lo <= p <= s.hi for s in spans for p in pages):
         return None
-    for p in range(first, last + 1):
-        if any(n in wanted for n in _printed_numbers(text, page_starts, p, start, end)):
+    for p in pages:
+        printed = _printed_numbers(text, page_starts, p, start, end)
+        if any(s.roman == roman and s.lo <= n <= s.hi for s in spans for n, roman in printed):
             return None
     return State.QUOTE_NOT_FOUND, misplaced_reason(
         locator, first, last, _printed_number(text, page_starts, first)
@@ -965,44 +980,63 @@ def _page_text(text: str, page_starts: tuple[int, ...], p: int) -> str:
 
 
 def _printed_numbers(
-    text: str, page_starts: tuple[int, ...], p: int, start: int, end: int
-) -> set[int]:
-    """The numbers page ``p`` may print as its page number: standalone numbers of its first
-    and last two lines (running heads and feet) and lines that are only a number, with the
-    quote's span ``[start, end)`` blanked first, so the quote never names its own page."""
-    lo = page_starts[p - 1]
-    page = _page_text(text, page_starts, p)
-    a, b = max(start - lo, 0), min(end - lo, len(page))
-    if a < b:
-        page = page[:a] + " " * (b - a) + page[b:]
+    text: str, page_starts: tuple[int, ...], p: int, start: int = 0, end: int = 0
+) -> set[tuple[int, bool]]:
+    """The numbers page ``p`` may print as its page number, as (value, roman): those at the
+    edge of its first or last two lines (a running head or foot, a line that is only the
+    number), the quote's span ``[start, end)`` blanked first so the quote never names its own
+    page. When a neighbour confirms some (the page before prints one less, or the page after
+    one more, in the same numerals), only those."""
+
+    def at(q: int) -> set[tuple[int, bool]]:
+        lo = page_starts[q - 1]
+        page = _page_text(text, page_starts, q)
+        a, b = max(start - lo, 0), min(end - lo, len(page))
+        return _edge_numbers(page[:a] + " " * (b - a) + page[b:] if a < b else page)
+
+    here = at(p)
+    if len(here) < 2:
+        return here
+    near = (at(p - 1) if p > 1 else set()) | (at(p + 1) if p < len(page_starts) else set())
+    confirmed = {(n, r) for n, r in here if (n - 1, r) in near or (n + 1, r) in near}
+    return confirmed or here
+
+
+_EDGE_TOKENS = re.compile(r"^\W*(\w+)|(\w+)\W*$")
+_OF_TOTAL = re.compile(r"(\d{1,5})\s*(?:/|of|von|sur|de)\s*\d{1,5}\W*$", re.IGNORECASE)
+
+
+def _edge_numbers(page: str) -> set[tuple[int, bool]]:
+    """Numbers standing at the start or end of a page's first or last two lines, as (value,
+    roman): where a page number is printed (``95``, ``- 3 -``, ``Page 3``, ``3 of 10``, a
+    lower-case ``xii``, or ``XII`` alone on its line)."""
+    from citeledger.build.pinpoints import roman_numeral, roman_value
+
     lines = [line.strip() for line in page.splitlines() if line.strip()]
-    out = {int(line) for line in lines if line.isdigit() and len(line) <= 5}
+    out: set[tuple[int, bool]] = set()
     for line in {*lines[:2], *lines[-2:]}:
-        out.update(int(n) for n in _STANDALONE_NUMBER.findall(line))
-    return out
-
-
-_EDGE_NUMBER = re.compile(r"^(\d{1,5})(?:\s|$)|(?:^|\s)(\d{1,5})$")
-
-
-def _edge_numbers(page: str) -> set[int]:
-    """Numbers standing at the start or end of a page's first or last line: where a page
-    number is printed (a running head, a footer)."""
-    lines = [line.strip() for line in page.splitlines() if line.strip()]
-    out: set[int] = set()
-    for line in {*lines[:1], *lines[-1:]}:
-        for m in _EDGE_NUMBER.finditer(line):
-            out.add(int(m.group(1) or m.group(2)))
+        total = _OF_TOTAL.search(line)
+        if total is not None:
+            out.add((int(total.group(1)), False))
+        alone = len(line.split()) == 1
+        for m in _EDGE_TOKENS.finditer(line):
+            token = m.group(1) or m.group(2)
+            if token.isdigit() and len(token) <= 5:
+                out.add((int(token), False))
+            elif roman_numeral(token) and (token.islower() or alone):
+                out.add((roman_value(token), True))
     return out
 
 
 def _printed_number(text: str, page_starts: tuple[int, ...], p: int) -> int | None:
     """The page number page ``p`` prints, when its neighbours confirm it (the page before
     prints one less, or the page after one more); None when unsure — then none is named."""
-    here = _edge_numbers(_page_text(text, page_starts, p))
-    before = _edge_numbers(_page_text(text, page_starts, p - 1)) if p > 1 else set()
-    after = _edge_numbers(_page_text(text, page_starts, p + 1)) if p < len(page_starts) else set()
-    confirmed = sorted(n for n in here if n - 1 in before or n + 1 in after)
+    here = {n for n, roman in _edge_numbers(_page_text(text, page_starts, p)) if not roman}
+    near: set[tuple[int, bool]] = set()
+    for q in (p - 1, p + 1):
+        if 1 <= q <= len(page_starts):
+            near |= _edge_numbers(_page_text(text, page_starts, q))
+    confirmed = sorted(n for n in here if (n - 1, False) in near or (n + 1, False) in near)
     return confirmed[0] if len(confirmed) == 1 else None
 
 

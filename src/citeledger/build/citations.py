@@ -375,7 +375,10 @@ def sourced_crossrefs(
 ) -> tuple[Scan, list[str]]:
     """``scan`` again with the keys it passed over as cross-references that are sources
     (``sources(keys)``: which of these keys the ledger has) and that the document defines no
-    label for, now citations (``crossref``); and the keys that are sources and labels both.
+    label for, now citations (``crossref``); and the keys that are sources and labels both
+    (citations too: the filter shows them as breakdowns, ``CrossrefNotes``). A key ``sources``
+    is unsure of (``crossref_sources.Unsure``: a bibliography it could not read) is a citation
+    unless the document defines that label.
 
     Nothing is asked when the scan passed over no prefixed key; the document's labels are
     looked for only when one of them is a source (rare).
@@ -383,14 +386,16 @@ def sourced_crossrefs(
     passed = set(scan.crossrefs)
     if not passed:
         return scan, []
-    keys = set(sources(passed)) & passed
+    found = sources(passed)
+    unsure = set(getattr(found, "unsure", ())) & passed  # a bibliography could not be read
+    keys = (set(found) & passed) | unsure
     if not keys:
         return scan, []
     labels = defined_labels(doc_json, keys)
-    cited = keys - labels
+    cited = keys - (labels & unsure)  # a source that is a label too is shown, as a breakdown
     if cited:
         scan = scan_document(doc_json, defer_claims=defer_claims, cited=cited)
-    return scan, sorted(keys & labels)
+    return scan, sorted((keys - unsure) & labels)
 
 
 def resolve(doc_json: Json, path: Path) -> Json:

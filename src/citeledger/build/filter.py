@@ -89,9 +89,9 @@ from citeledger.build.citations import (
 )
 from citeledger.build.citeproc_order import citeproc_warnings
 from citeledger.build.crossref_sources import (
+    CrossrefNotes,
     any_source,
     bibliography_sources,
-    label_notes,
     ledger_sources,
 )
 from citeledger.build.deep import dumps as deep_dumps
@@ -242,18 +242,18 @@ def run_filter(
     prepared = _prepare(doc_json, environ, rerun, factory)
     if isinstance(prepared, FilterResult):
         return prepared
-    scan, options, labels = prepared
+    scan, options, notes = prepared
     quarto = is_quarto_build(doc_json["meta"], os.environ if environ is None else environ)
     renderer = renderer_for(fmt, audit=options.audit, quarto=quarto)
     if not scan.citations:  # only unverified markers: nothing to judge, no ledger needed
         _render(doc_json, [], scan.unverified, renderer, options)
         return _with_labels(
             FilterResult(doc_json, changed=True, warnings=_option_warnings(options)),
-            labels,
+            notes,
             options,
         )
     citeproc_first = citeproc_warnings(doc_json, scan.citations)  # before the Cites are wrapped
-    judged = _judge(scan.citations, options, factory)
+    judged = _judge(scan.citations, options, factory, notes.judged)
     pages = _EvidencePages.start(options, fmt, judged.reader, getattr(judged.factory, "held", None))
     # the claims the build shows (a breakdown's warning, the audit), cut before anything moves
     items = [
@@ -269,11 +269,11 @@ def run_filter(
     _render(doc_json, items, scan.unverified, renderer, options)
     result = _finalize(doc_json, items, judged, renderer, options, pages, place)
     result.warnings[:0] = citeproc_first
-    return _with_labels(result, labels, options)
+    return _with_labels(result, notes, options)
 
 
-def _with_labels(result: FilterResult, labels: list[str], options: Options) -> FilterResult:
-    warnings, errors = label_notes(labels, options)
+def _with_labels(result: FilterResult, notes: CrossrefNotes, options: Options) -> FilterResult:
+    warnings, errors = notes.messages(options)
     result.warnings[:0] = warnings
     result.errors += errors
     return result
@@ -284,14 +284,14 @@ def _prepare(
     environ: Mapping[str, str] | None,
     rerun: bool = True,
     factory: JudgeFactory | None = None,
-) -> FilterResult | tuple[Any, Options, list[str]]:
+) -> FilterResult | tuple[Any, Options, CrossrefNotes]:
     """Scan the document once and read the options; a document with nothing to judge comes
     back as its result at once.
 
     An earlier run's output is undone by the scan itself, each list before the walk reads it
     (``render.previous.Undo``): a re-run walks its document once, as a first run does. A key
     like ``@sec-2020`` that is a ledger source is a citation (``citations.sourced_crossrefs``);
-    the keys that are sources and labels both come back for their warnings."""
+    what the filter says of such keys comes back with them (``CrossrefNotes``)."""
     undo = Undo(crossref_prefixes(doc_json.get("meta"))) if rerun else None
     scan = scan_document(doc_json, defer_claims=True, undo=undo)
     changed = scan.previous
@@ -299,19 +299,21 @@ def _prepare(
         strip_previous(doc_json, scan.prefixes)
         scan = scan_document(doc_json, defer_claims=True)
     options: Options | None = None
-    labels: list[str] = []
+    notes = CrossrefNotes()
     if scan.crossrefs and factory is not None:
         options = read_options(doc_json.setdefault("meta", {}), environ)
-        folder = getattr(factory, "cwd", None) or Path.cwd()
+        # pandoc's working directory is the filter's; a judge factory's own folder after it
+        folders = list(dict.fromkeys([Path.cwd(), getattr(factory, "cwd", None) or Path.cwd()]))
         sources = any_source(
             ledger_sources(options, factory),
-            bibliography_sources(doc_json.get("meta") or {}, [folder]),
+            bibliography_sources(doc_json.get("meta") or {}, folders),
         )
         scan, labels = sourced_crossrefs(doc_json, scan, sources, defer_claims=True)
+        notes = CrossrefNotes.of(labels, sources.answer, (f.ref.key for f in scan.citations))
     if not scan.citations and not scan.unverified:
         result = FilterResult(doc_json, changed=changed)
-        return _with_labels(result, labels, options) if options is not None else result
-    return scan, options or read_options(doc_json.setdefault("meta", {}), environ), labels
+        return _with_labels(result, notes, options) if options is not None else result
+    return scan, options or read_options(doc_json.setdefault("meta", {}), environ), notes
 
 
 @dataclass
@@ -323,8 +325,14 @@ class _Judged:
     reader: Any  # the evidence reader of the one ledger, when there is one
 
 
-def _judge(found: list[Any], options: Options, factory: JudgeFactory) -> _Judged:
-    """Every citation judged, by one judge per audience (an element may narrow its own)."""
+def _judge(
+    found: list[Any],
+    options: Options,
+    factory: JudgeFactory,
+    reframe: Callable[[Judgement], Judgement] = lambda judgement: judgement,
+) -> _Judged:
+    """Every citation judged, by one judge per audience (an element may narrow its own);
+    ``reframe``: what the filter adds to a judgement (``CrossrefNotes.judged``)."""
     judges: dict[str | None, Judging] = {}
     items: list[Item] = []
     strict_items: list[Item] = []
@@ -333,7 +341,7 @@ def _judge(found: list[Any], options: Options, factory: JudgeFactory) -> _Judged
         judge = judges.get(local.audience)
         if judge is None:
             judge = judges[local.audience] = factory(replace(options, audience=local.audience))
-        item = Item(fc, judge.judge(fc.ref))
+        item = Item(fc, reframe(judge.judge(fc.ref)))
         items.append(item)
         if local.strict and item.state.is_breakdown:
             strict_items.append(item)

@@ -39,6 +39,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 PAGE = "page"
 
@@ -347,23 +348,55 @@ def _parse_delimited(body: str, vocab: _Vocabulary) -> tuple[Locator, str] | Non
 
 
 _PAGE_PART = re.compile(r"^(\d{1,5})(?:-(\d{1,5}))?$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 
 
-def pages_named(locator: str | None, lang: str | None = None) -> frozenset[int] | None:
-    """The page numbers a page locator names (``p. 14`` → {14}, ``pp. 14–16, 20`` → {14, 15,
-    16, 20}, ``S. 14`` in German); None for another label, a roman numeral, or a range too wide
-    to mean a place."""
+class PageSpan(NamedTuple):
+    """One comma part of a page locator: pages ``lo``–``hi`` (one page: ``lo == hi``), or,
+    with ``roman``, the front-matter page that prints that numeral (its value in both)."""
+
+    lo: int
+    hi: int
+    roman: bool = False
+
+
+def page_spans(locator: str | None, lang: str | None = None) -> tuple[PageSpan, ...] | None:
+    """The pages a page locator names, part by part (``p. 14`` → 14–14, ``pp. 14–16, 20`` →
+    14–16 and 20–20, ``pp. 170–75`` → 170–175, ``p. xii`` → the page printing xii, ``S. 14``
+    in German); None for another label, or a part that is no page number (``14n3``): then
+    nothing is compared. A wide range is a span like any other (the quote must lie in it)."""
     norm = normalize_locator(locator, lang)
     if norm is None or norm[0] != PAGE:
         return None
-    pages: set[int] = set()
+    spans = []
     for part in norm[1].replace(" ", "").split(","):
-        m = _PAGE_PART.match(part)
-        if m is None:
+        span = _page_span(part)
+        if span is None:
             return None
-        lo = int(m.group(1))
-        hi = int(m.group(2)) if m.group(2) else lo
-        if hi < lo or hi - lo > 50:
-            return None
-        pages.update(range(lo, hi + 1))
-    return frozenset(pages) if pages else None
+        spans.append(span)
+    return tuple(spans) or None
+
+
+def _page_span(part: str) -> PageSpan | None:
+    if _ROMAN.match(part):
+        value = roman_value(part)
+        return PageSpan(value, value, roman=True)
+    m = _PAGE_PART.match(part)
+    if m is None:
+        return None
+    lo, last = int(m.group(1)), m.group(2)
+    hi = int(last) if last else lo
+    if last and hi < lo and len(last) < len(m.group(1)):  # 170-75: the first's leading digits
+        hi = int(m.group(1)[: -len(last)] + last)
+    return PageSpan(lo, hi) if hi >= lo else None
+
+
+def roman_numeral(token: str) -> bool:
+    """Is ``token`` a roman numeral (``xii``, ``XIV``; at most eight letters)?"""
+    return len(token) <= 8 and _ROMAN.match(token) is not None
+
+
+def roman_value(numeral: str) -> int:
+    """The value of a roman numeral (``xii`` → 12); the caller has matched it as one."""
+    values = [_ROMAN_VALUES[c] for c in numeral.lower()]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))

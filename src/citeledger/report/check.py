@@ -166,7 +166,11 @@ class DocumentJudges:
         one is missing (the filter then only warns)."""
         from citeledger.build.citations import scan_document, sourced_crossrefs
         from citeledger.build.crossref import label_warning
-        from citeledger.build.crossref_sources import any_source, bibliography_sources
+        from citeledger.build.crossref_sources import (
+            CrossrefNotes,
+            any_source,
+            bibliography_sources,
+        )
 
         ast = pandoc_json(doc, self.from_format)
         opts = read_options(ast.get("meta", {}))  # the filter's options, the same way
@@ -190,9 +194,12 @@ class DocumentJudges:
             bibliography_sources(ast.get("meta") or {}, [Path.cwd(), Path(doc).parent]),
         )
         scan, labels = sourced_crossrefs(ast, scan_document(ast), sources)
-        self._warnings += [f"{doc}: {label_warning(key, lpath)}" for key in labels]
         found = scan.citations
-        return JudgedDocument(doc, ast, lpath, judge, found, [judge.judge(f.ref) for f in found])
+        notes = CrossrefNotes.of(labels, sources.answer, (f.ref.key for f in found))
+        self._warnings += [f"{doc}: {label_warning(key, lpath)}" for key in labels]
+        self._warnings += [f"{doc}: {warning}" for warning in notes.unread_warnings()]
+        judged = [notes.judged(judge.judge(f.ref)) for f in found]
+        return JudgedDocument(doc, ast, lpath, judge, found, judged)
 
     def finish(self) -> list[str]:
         """The end of the run: every judge's new verdicts kept; their warnings, in order."""
