@@ -177,8 +177,9 @@ def test_a_prefixed_key_that_is_a_source_is_adopted_as_the_build_cites_it(
 ) -> None:
     """``@sec-2020`` of the bibliography and ``@fig:x`` of the ledger are citations to the
     build (``build.crossref``), so adopt takes them as citations, not skipped
-    cross-references; ``@tbl-both``, a source the document also labels, is read as the label
-    and warned about, as the build warns; ``@fig-one`` stays a cross-reference."""
+    cross-references; ``@tbl-both``, a source the document also labels, is a citation shown as
+    a breakdown by the build, so adopt takes it too and warns as the build warns; ``@fig-one``
+    stays a cross-reference."""
     (tmp_path / "refs.bib").write_text(
         "@article{sec-2020, title={Security}, year={2020}, doi={10.1234/sec.2020}}\n"
         "@misc{tbl-both, title={Both}, url={https://example.org/both.html}}\n",
@@ -196,8 +197,8 @@ def test_a_prefixed_key_that_is_a_source_is_adopted_as_the_build_cites_it(
     monkeypatch.chdir(tmp_path)
     assert main(["adopt", str(doc)]) == 0
     out = capsys.readouterr().out
-    assert sorted(load_ledger(ledger).sources) == ["fig:x", "sec-2020"]
-    assert "2 citations of 2 keys; 2 cross-references skipped" in out
-    assert "cross-references skipped: @fig-one, @tbl-both" in out
-    assert "@tbl-both is a source" in out and "read as a cross-reference" in out
-    assert "need a quote: @sec-2020, @fig:x" in out
+    assert sorted(load_ledger(ledger).sources) == ["fig:x", "sec-2020", "tbl-both"]
+    assert "3 citations of 3 keys; 1 cross-references skipped" in out
+    assert "cross-references skipped: @fig-one\n" in out
+    assert "@tbl-both is a source" in out and "shown as a breakdown" in out
+    assert "need a quote: @sec-2020, @fig:x, @tbl-both" in out
