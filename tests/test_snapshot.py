@@ -29,9 +29,18 @@ PDF = "agarwal11.pdf"
 def _pdf_quote(body: bytes) -> str:
     """A sentence of page 2, cut from the extracted text (the corpus paper is MIT-free to read
     in place; nothing of it is copied into the repository)."""
+    from citeledger.sentence_end import sentence_spans
+
     x = extract(body, "application/pdf", "http://127.0.0.1/p.pdf")
     start = x.page_starts[1] + 300
-    return " ".join(x.text[start : start + 120].split()[1:-1])  # whole words only
+    page = x.text[start : x.page_starts[2]]
+    # a whole sentence: a window cut anywhere may stop inside a clause that governs it, which
+    # the locator rightly refuses ("… almost exclusively in the noiseless ⟦setting⟧")
+    for a, b in sentence_spans(page)[1:]:  # (the first is cut where the window starts)
+        sentence = " ".join(page[a:b].split())
+        if 60 <= len(sentence) <= 200 and '"' not in sentence and "\\" not in sentence:
+            return sentence
+    raise AssertionError("page 2 holds no sentence of 60-200 characters")
 
 
 def _verified(tmp_path: Path, netserver: ns.NetServer) -> Path:
