@@ -361,11 +361,17 @@ def test_an_ellipsis_may_not_join_sentences_at_an_abbreviation_that_is_also_a_wo
     assert "joins two sentences" in " ".join(found.differences)
 
 
-def test_a_marked_join_at_an_abbreviation_that_is_also_a_word_is_found() -> None:
-    src = (
-        "The double bond in the product is trans. The cis isomer was never observed in any sample."
-    )
-    assert locate(src, "The double bond in the product is trans. … The cis isomer was never").found
+def test_a_join_is_marked_only_by_a_full_stop_that_surely_ends_a_sentence() -> None:
+    """The quote's full stop before an omission marks a sentence end only where the source's
+    sentence surely ends there: "the U.S. … The government" joined "the U.S. Embassy in Tunis"
+    to another sentence (blind round 11). After an abbreviation that is also a word even a
+    marked join is refused (quote the sentences apart); after a plain word it is found."""
+    src = "The double bond in the product is trans. The cis isomer was never observed at all."
+    assert not locate(src, "The double bond in the product is trans. … The cis isomer was").found
+    src = "In 2012 they assaulted the U.S. Embassy in Tunis. The government outlawed the group."
+    assert not locate(src, "In 2012 they assaulted the U.S. … The government outlawed").found
+    src = "The evidence is sufficient to proceed. The results may generalise to other settings."
+    assert locate(src, "The evidence is sufficient to proceed. … The results may generalise").found
     # an abbreviation before a name stays one: nothing ends at "Dr."
     found = locate(
         "The study led by Dr. Jones and her team was published in the spring.",

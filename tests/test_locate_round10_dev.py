@@ -305,7 +305,6 @@ _PAGING = (
     [
         # whole sentences left out, listed words and all: each kept sentence is still whole
         "Paging a human is an expensive use of time. … Effective alerting has very low noise.",
-        "Paging a human is an expensive use of time. … It should not happen often.",
     ],
 )
 def test_an_ellipsis_may_leave_out_whole_sentences(quote: str) -> None:
@@ -321,6 +320,10 @@ def test_an_ellipsis_may_leave_out_whole_sentences(quote: str) -> None:
         "Paging a human is an expensive use of time. … a page interrupts their workflow.",
         # nor may it start inside one
         "Paging a human is an expensive use of time. If an employee … should not happen often.",
+        # the next kept sentence points back ("It" is the omitted sentence's "page"): after
+        # sentences left out it would point at another one (blind round 11: "… (curve 5a). …
+        # This was obtained by", where "This" is curve 5b)
+        "Paging a human is an expensive use of time. … It should not happen often.",
     ],
 )
 def test_an_ellipsis_over_part_of_a_sentence_still_keeps_its_listed_words(quote: str) -> None:

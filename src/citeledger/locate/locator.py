@@ -44,6 +44,7 @@ from citeledger.locate.wordlists import (
     APPROXIMATOR_PHRASES,
     APPROXIMATORS,
     AUXILIARIES,
+    BACK_REFERENCES,
     CLAUSE_OPENERS,
     FUNCTION_WORDS,
     INSERTIONS,
@@ -1309,7 +1310,8 @@ def _ends_sentence(text: str, x: int) -> bool:
         i += 1
     if i >= len(text) or text[i] not in TERMINALS:
         return text[x : x + 1] not in TERMINALS
-    return source_sentence_end(text, i, cautious=True) is not None
+    # strictly: a mark that may end a sentence ("the U.S.") does not mark the join as one
+    return source_sentence_end(text, i) is not None
 
 
 def _gap_ok(text: str, x: int, y: int, short: bool, ended: bool, problems: list[str]) -> bool:
@@ -1446,9 +1448,15 @@ def _whole_sentences(text: str, x: int, y: int, read: str, ended: bool) -> bool:
     i = x + len(text[x:y].rstrip().rstrip("\"')]\u201d\u2019")) - 1  # the omission's last mark
     if text[i : i + 1] not in TERMINALS or source_sentence_end(text, i) is None:
         return False  # "… asked Dr. ⟦Smith": no sentence end (the shared rule, read strictly)
-    return _OMITTED_SENTENCE_START.match(text, y) is not None or text[y : y + 1].isupper()
+    if not (_OMITTED_SENTENCE_START.match(text, y) is not None or text[y : y + 1].isupper()):
+        return False
+    # the next kept sentence may not point back ("This", "It", "Dans ces cas", "none of that"):
+    # it would point at another sentence than the source's
+    opening = _WORDS_AT.findall(text, y, min(len(text), y + 60))[:3]
+    return not any(w.lower() in BACK_REFERENCES for w in opening)
 
 
+_WORDS_AT = re.compile(r"[^\W\d_]+")
 _NEXT_LOWER = re.compile(r"\W*[^\W\d_A-Z]")
 _PAREN_ASIDE = re.compile(r"\([^()]*\)")
 _SENTENCE_OF_ITS_OWN = re.compile(r"^\W*[^\W\d_]+[.!?:]\W*$")

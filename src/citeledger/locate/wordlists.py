@@ -408,6 +408,27 @@ REFERENCES_OTHER = _wordset(
     """
 )
 ARTICLES_OTHER = _wordset("le la les der die das den dem des el los las lo os il gli")
+# Words by which a sentence points back at the one before it (a pronoun, a demonstrative, a
+# connective), in the corpus's languages: after sentences left out whole, such a sentence would
+# point at another one than the source's ("… positive (curve 5a). … This was obtained by", where
+# "This" is curve 5b; "… Dans ces cas, la procédure …").
+BACK_REFERENCES = _wordset(
+    """
+    it its they them their theirs he him his she her hers this that these those such there
+    here so thus hence therefore however moreover furthermore also then yet still but and or
+    nor instead otherwise consequently accordingly nevertheless nonetheless besides likewise
+    similarly conversely meanwhile additionally none neither both former latter other though
+    again too
+    il elle ils elles lui eux ce cela ceci ces cette cet ceux celle celui celles ainsi donc
+    cependant pourtant toutefois mais alors aussi
+    er sie es ihn ihm ihr ihnen dies diese dieser dieses diesen diesem dadurch daher deshalb
+    deswegen jedoch aber außerdem damit dabei somit dort
+    él ella ellos ellas ello eso esto esta este estos estas ese esa esos esas así pero además
+    embargo
+    ele ela eles elas isso isto esse essa esses essas assim portanto porém contudo mas
+    lei loro esso essa questo questa questi ciò quindi tuttavia però
+    """
+)
 # ... and these, only after a determiner ("the former", "this same"): alone, "former" is an
 # adjective ("former security chief"), and after a pronoun "said" is a verb ("he said").
 REFERENCE_TAILS = _wordset("former latter said above same")
