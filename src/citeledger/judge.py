@@ -1001,14 +1001,24 @@ def _page_offsets(
     file confirms: ones that at least two pairs of neighbouring pages agree on (one prints n,
     the next n + 1), so that two section headings in a row are not a sequence. Offset 0 always
     counts: it is the physical page, whether printed as 4 or as front matter's iv."""
-    edges = [
-        _edge_numbers(_blanked(text, page_starts, q, start, end))
-        for q in range(1, len(page_starts) + 1)
-    ]
+    edges = list(_file_edges(text, page_starts))
+    if start < end:  # the quote's own pages read again, the quote blanked
+        for q in range(
+            _page_of(page_starts, start) or 1, (_page_of(page_starts, end - 1) or 1) + 1
+        ):
+            edges[q - 1] = frozenset(_edge_numbers(_blanked(text, page_starts, q, start, end)))
     pairs: Counter[tuple[int, bool]] = Counter()
     for q, (here, after) in enumerate(itertools.pairwise(edges), start=1):
         pairs.update((n - q, roman) for n, roman in here if (n + 1, roman) in after)
     return {k for k, c in pairs.items() if c >= 2} | {(0, False), (0, True)}
+
+
+@functools.lru_cache(maxsize=8)
+def _file_edges(text: str, page_starts: tuple[int, ...]) -> tuple[frozenset[tuple[int, bool]], ...]:
+    """Each page's ``_edge_numbers``, once per file: every page locator judged against it
+    reads the whole file's sequence (a book's thousand pages, for each of its citations)."""
+    pages = range(1, len(page_starts) + 1)
+    return tuple(frozenset(_edge_numbers(_page_text(text, page_starts, q))) for q in pages)
 
 
 def _blanked(text: str, page_starts: tuple[int, ...], p: int, start: int, end: int) -> str:
