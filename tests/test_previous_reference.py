@@ -129,3 +129,21 @@ def test_the_cheap_walk_matches_the_old_on_forged_wrappers() -> None:
     old, new = _both(doc)
     assert new == old
     assert "citeledger-flag" not in new  # even inside a Cite's content
+
+
+# review rev3 F4: a raw citation (``\\cite{…}``, judged by the scan as a breakdown) inside a Span
+# or Div carrying the filter's classes is the writer's, like a Cite there: the undo keeps it
+RAW_IN_OURS = (
+    "Markets fell `\\cite{smith}`{=latex}.\n\n"
+    "Markets rose [`\\cite{smith}`{=latex}]{.citeledger-flag}.\n\n"
+    "::: {.citeledger-breakdown}\n```{=latex}\nPrices held \\cite{smith}.\n```\n:::\n"
+)
+
+
+@pytest.mark.parametrize("fmt", ["latex", "html"])
+def test_a_raw_citation_in_the_filters_classes_is_kept_and_judged(fmt: str) -> None:
+    first = run_main(pandoc_bytes(RAW_IN_OURS), fmt, judge_factory=FixtureJudge)
+    assert first.err.count("(@smith)") == 3, first.err
+    again = run_main(first.out, fmt, judge_factory=FixtureJudge)  # the re-run undoes the first
+    assert again.err.count("(@smith)") == 3, again.err
+    assert json.loads(again.out) == json.loads(first.out)

@@ -14,7 +14,9 @@ most once per build.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -982,24 +984,49 @@ def _page_text(text: str, page_starts: tuple[int, ...], p: int) -> str:
 def _printed_numbers(
     text: str, page_starts: tuple[int, ...], p: int, start: int = 0, end: int = 0
 ) -> set[tuple[int, bool]]:
-    """The numbers page ``p`` may print as its page number, as (value, roman): those at the
-    edge of its first or last two lines (a running head or foot, a line that is only the
-    number), the quote's span ``[start, end)`` blanked first so the quote never names its own
-    page. When a neighbour confirms some (the page before prints one less, or the page after
-    one more, in the same numerals), only those."""
+    """The numbers page ``p`` prints as its page number, as (value, roman): one at the edge of
+    its first or last two lines (a running head or foot, a line that is only the number) that
+    fits an offset the file confirms (``_page_offsets``), the quote's span ``[start, end)``
+    blanked first so the quote never names its own page. A number that fits no confirmed
+    sequence is a heading's ``3.``, a year or a table cell, never the page's number."""
+    offsets = _page_offsets(text, page_starts, start, end)
+    here = _edge_numbers(_blanked(text, page_starts, p, start, end))
+    return {(n, roman) for n, roman in here if (n - p, roman) in offsets}
 
-    def at(q: int) -> set[tuple[int, bool]]:
-        lo = page_starts[q - 1]
-        page = _page_text(text, page_starts, q)
-        a, b = max(start - lo, 0), min(end - lo, len(page))
-        return _edge_numbers(page[:a] + " " * (b - a) + page[b:] if a < b else page)
 
-    here = at(p)
-    if len(here) < 2:
-        return here
-    near = (at(p - 1) if p > 1 else set()) | (at(p + 1) if p < len(page_starts) else set())
-    confirmed = {(n, r) for n, r in here if (n - 1, r) in near or (n + 1, r) in near}
-    return confirmed or here
+def _page_offsets(
+    text: str, page_starts: tuple[int, ...], start: int = 0, end: int = 0
+) -> set[tuple[int, bool]]:
+    """The offsets (printed number minus physical page, and whether in roman numerals) the
+    file confirms: ones that at least two pairs of neighbouring pages agree on (one prints n,
+    the next n + 1), so that two section headings in a row are not a sequence. Offset 0 always
+    counts: it is the physical page, whether printed as 4 or as front matter's iv."""
+    edges = list(_file_edges(text, page_starts))
+    if start < end:  # the quote's own pages read again, the quote blanked
+        for q in range(
+            _page_of(page_starts, start) or 1, (_page_of(page_starts, end - 1) or 1) + 1
+        ):
+            edges[q - 1] = frozenset(_edge_numbers(_blanked(text, page_starts, q, start, end)))
+    pairs: Counter[tuple[int, bool]] = Counter()
+    for q, (here, after) in enumerate(itertools.pairwise(edges), start=1):
+        pairs.update((n - q, roman) for n, roman in here if (n + 1, roman) in after)
+    return {k for k, c in pairs.items() if c >= 2} | {(0, False), (0, True)}
+
+
+@functools.lru_cache(maxsize=8)
+def _file_edges(text: str, page_starts: tuple[int, ...]) -> tuple[frozenset[tuple[int, bool]], ...]:
+    """Each page's ``_edge_numbers``, once per file: every page locator judged against it
+    reads the whole file's sequence (a book's thousand pages, for each of its citations)."""
+    pages = range(1, len(page_starts) + 1)
+    return tuple(frozenset(_edge_numbers(_page_text(text, page_starts, q))) for q in pages)
+
+
+def _blanked(text: str, page_starts: tuple[int, ...], p: int, start: int, end: int) -> str:
+    """Page ``p``'s text with the quote's span ``[start, end)`` blanked."""
+    lo = page_starts[p - 1]
+    page = _page_text(text, page_starts, p)
+    a, b = max(start - lo, 0), min(end - lo, len(page))
+    return page[:a] + " " * (b - a) + page[b:] if a < b else page
 
 
 _EDGE_TOKENS = re.compile(r"^\W*(\w+)|(\w+)\W*$")
@@ -1029,15 +1056,12 @@ def _edge_numbers(page: str) -> set[tuple[int, bool]]:
 
 
 def _printed_number(text: str, page_starts: tuple[int, ...], p: int) -> int | None:
-    """The page number page ``p`` prints, when its neighbours confirm it (the page before
-    prints one less, or the page after one more); None when unsure — then none is named."""
-    here = {n for n, roman in _edge_numbers(_page_text(text, page_starts, p)) if not roman}
-    near: set[tuple[int, bool]] = set()
-    for q in (p - 1, p + 1):
-        if 1 <= q <= len(page_starts):
-            near |= _edge_numbers(_page_text(text, page_starts, q))
-    confirmed = sorted(n for n in here if (n - 1, False) in near or (n + 1, False) in near)
-    return confirmed[0] if len(confirmed) == 1 else None
+    """The page number page ``p`` prints, when it fits a sequence the file confirms (the rule
+    of ``_printed_numbers``), the physical number only when it is the one printed; None when
+    unsure — then none is named."""
+    printed = {n for n, roman in _printed_numbers(text, page_starts, p) if not roman}
+    other = printed - {p} or printed
+    return other.pop() if len(other) == 1 else None
 
 
 _EDGE_REACH = 256  # characters a window's edge moves outward to a word's edge, at most

@@ -57,6 +57,7 @@ from citeledger.build.citations import (
 )
 from citeledger.build.hidden import revealed
 from citeledger.build.names import BANNER_CLASS, VERSION_CLASS
+from citeledger.build.raw import raw_citations
 
 Json = Any
 
@@ -187,11 +188,12 @@ class _Stripper:
             el = elements[i]
             t = el["t"]
             if t == "BlockQuote":
-                if is_alert(el) and not _has_cite(el):
+                if is_alert(el) and not _has_cite(el, self.prefixes):
                     continue
             elif t == "Div":
                 if not _OUR_BLOCKS.isdisjoint(el["c"][0][1]):
-                    if _has_cite(el["c"][1]):  # not ours: the writer's blocks stay, judged
+                    # not ours: the writer's blocks stay, judged
+                    if _has_cite(el["c"][1], self.prefixes):
                         kept_blocks = _without_ours(el)
                         out += kept_blocks
                         made += kept_blocks
@@ -208,7 +210,8 @@ class _Stripper:
                     made += unwrapped
                     continue
                 if not _OUR_INLINES.isdisjoint(classes):
-                    if el["c"][1] and _has_cite(el["c"][1]):  # attributes hold no element
+                    # attributes hold no element
+                    if el["c"][1] and _has_cite(el["c"][1], self.prefixes):
                         kept_inlines = _without_ours(el)
                         out += kept_inlines
                         made += kept_inlines
@@ -382,11 +385,21 @@ def _restore_selector(item: Json, selector: str) -> None:
     item["citationSuffix"] = [*suffix, {"t": "Space"}, {"t": "Str", "c": f"quote:{selector}"}]
 
 
-def _has_cite(node: Json) -> bool:
+def _has_cite(node: Json, prefixes: tuple[str, ...]) -> bool:
+    """Does ``node`` hold a citation the scan judges: a ``Cite``, or a raw TeX or typst command
+    (``raw.raw_citations``), so that the undo keeps it with the writer's words?"""
     if isinstance(node, list):
-        return any(_has_cite(child) for child in node)
+        return any(_has_cite(child, prefixes) for child in node)
     if isinstance(node, dict):
-        if node.get("t") == "Cite":
+        t = node.get("t")
+        if t == "Cite":
             return True
-        return any(_has_cite(child) for child in node.values() if isinstance(child, (list, dict)))
+        if t in ("RawInline", "RawBlock"):
+            c = node.get("c")
+            if not (isinstance(c, list) and len(c) == 2):
+                return False
+            return bool(raw_citations(str(c[0]), str(c[1]), prefixes))
+        return any(
+            _has_cite(child, prefixes) for child in node.values() if isinstance(child, (list, dict))
+        )
     return False
