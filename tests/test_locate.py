@@ -388,3 +388,42 @@ def test_an_ellipsis_over_a_bare_full_stop_is_an_unmarked_sentence_join() -> Non
     assert not unmarked.found
     assert "joins two sentences" in " ".join(unmarked.differences)
     assert locate(src, "The evidence is sufficient to proceed. … The results may generalise").found
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Anyway, if Facebook combined that information with the web bug, it knows who I am.",
+            "Facebook combined that information with the web bug",
+        ),
+        (
+            "The sanctions stay in place if Sudan fails to live up to its commitments.",
+            "Sudan fails to live up to its commitments",
+        ),
+        (  # a plain "if", no stance before it: still only a supposition
+            "I read the page twice. Anyway, if the firm combined that data, no guesswork would "
+            "be needed.",
+            "the firm combined that data",
+        ),
+        (
+            "Der Akku hält lange, wenn das MacBook an seine Grenzen stößt, nur drei Stunden.",
+            "das MacBook an seine Grenzen stößt",
+        ),
+        (
+            "The request is queued unless the server is not full at the time it arrives.",
+            "the server is not full at the time it arrives",
+        ),
+    ],
+)
+def test_a_quote_may_not_start_right_after_a_condition_word(source: str, quote: str) -> None:
+    """What a condition supposes ("if ⟦Sudan fails …⟧") is no claim of the source's, whatever
+    frames the "if" — blind round 11 found 17 such quotes accepted, in three languages."""
+    found = locate(source, quote)
+    assert not found.found
+    assert "only supposed there" in " ".join(found.differences)
+
+
+def test_a_quote_from_a_conditions_main_clause_is_not_refused_for_it() -> None:
+    src = "The sanctions stay in place if Sudan fails to live up to its commitments."
+    assert locate(src, "The sanctions stay in place if Sudan fails to live up to its").found

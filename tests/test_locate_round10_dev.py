@@ -227,12 +227,6 @@ def test_a_cut_from_an_english_frame_the_lists_missed_is_refused(source: str, qu
             "Falls Church, the small city near the capital, has a new library for the county.",
             "has a new library for the county.",
         ),
-        # a plain "if" is no stance ("Anyway, if ⟦…" is left to the writer)
-        (
-            "I read the page twice. Anyway, if the firm combined that data, no guesswork would "
-            "be needed.",
-            "the firm combined that data",
-        ),
         # "not X, but only Y": the first clause stands as the source's
         (
             "Le contenu des communications ne serait pas surveillé, mais uniquement les "

@@ -1073,6 +1073,11 @@ def _cut_from_frame(text: str, a: int, b: int) -> bool:
         return True
     if words and words[-1] == "that" and any(x in FRAMES for x in words[-4:-1]):
         return True
+    # or right after a condition's "if" ("Anyway, if ⟦Facebook combined …"): what a condition
+    # supposes is no claim of the source's
+    conditions = FRAMES_BY_LANGUAGE[lang]["condition"] - {"whether"}
+    if words and lead[-1:].isspace() and words[-1] in conditions:
+        return True
     if words and lead[-1:].isspace() and words[-1] in FRAMES and toks[-1].islower():
         return True
     if text[b - 1 : b] in ".!?":

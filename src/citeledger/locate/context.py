@@ -775,6 +775,14 @@ def _frame_lead_problem(
                 f"the quote starts after '{_last_words(clause)}': it is what the source's "
                 f"'{verb}' frames, not the source's own claim: quote from that frame"
             )
+    if low[-1] in table["condition"] and low[-1] != "whether":
+        # "… if ⟦the server is not full⟧, …": the words a condition supposes are no claim of
+        # the source's (blind round 11: "Sudan fails to live up to its commitments" of "if
+        # Sudan fails to …"), whatever frames the "if"
+        return (
+            f"the quote starts right after the source's '{low[-1]}': what it says is only "
+            "supposed there, not the source's claim: quote from that word"
+        )
     k = len(low) - 1
     while k > 0 and len(low) - k <= 4 and (low[k] in SAID_TO_OR_WHEN or low[k].isdigit()):
         k -= 1  # "told us", "said last year"
