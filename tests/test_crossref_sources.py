@@ -400,3 +400,16 @@ def test_read_regular_refuses_past_its_limit(tmp_path: Path) -> None:
     assert read_regular(tmp_path / "a", limit=5) == b"12345"
     with pytest.raises(TooLarge):
         read_regular(tmp_path / "a", limit=4)
+
+
+# --- rev3: every id citeproc may read is a source ---
+
+
+@pytest.mark.parametrize("order", ['"sec-2030", "id": "other"', '"other", "id": "sec-2030"'])
+def test_a_csl_json_item_with_two_ids_counts_both(tmp_path: Path, order: str) -> None:
+    """pandoc keeps an item's first ``"id"``, ``json.loads`` its last: either is a source."""
+    (tmp_path / "refs.json").write_text(f'[{{"id": {order}, "type": "book", "title": "T"}}]')
+    doc = "---\nbibliography: refs.json\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n"
+    build = _build(_project(tmp_path, doc))
+    assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "See @sec-a." in build.stdout and "citation 2" not in build.stdout

@@ -9,7 +9,8 @@ An id the file holds must never be missed, so each format is read where its ids 
   commented out counts too (an extra source only means a citation is judged);
 - CSL JSON (``.json``) and CSL YAML (``.yaml``): without a ``\\`` (``"sec\\u002d2020"``,
   ``"sec\\x2d2020"``) the id's bytes must be there; else the file is decoded (``json``, YAML's
-  safe loader) and its ids read as pandoc reads them: as written, no Markdown;
+  safe loader) and its ids read as pandoc reads them: as written, no Markdown. An item with
+  two ``"id"`` members counts both (pandoc keeps the first, ``json`` the last);
 - the rest (``.ris``, EndNote ``.xml``): pandoc itself converts the file to CSL JSON — a
   subprocess, asked only when a prefixed key is passed over.
 
@@ -73,9 +74,21 @@ def _bib_entry(key: str) -> re.Pattern[bytes]:
     return re.compile(rb"@\s*\w+\s*[{(]\s*" + re.escape(key.encode()) + rb"\s*,")
 
 
+class _Item(dict[str, Any]):
+    """A JSON object, and every value of its ``id`` members (``ids``), duplicates included."""
+
+    ids: list[Any]
+
+
+def _item(pairs: list[tuple[str, Any]]) -> _Item:
+    item = _Item(pairs)
+    item.ids = [value for name, value in pairs if name == "id"]
+    return item
+
+
 def _json(data: bytes) -> Any:
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        return json.loads(data.decode("utf-8-sig"), object_pairs_hook=_item)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise Unreadable(f"not CSL JSON: {e}") from None
 
@@ -94,18 +107,21 @@ def _yaml(data: bytes) -> Any:
 
 
 def _csl_ids(items: Any) -> set[str]:
-    """The ``id`` of every item of a CSL JSON list (a number id is its digits, as in pandoc)."""
+    """The ``id`` of every item of a CSL JSON list (a number id is its digits, as in pandoc;
+    every ``id`` of an item that has more than one: either may be the one citeproc reads)."""
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list):
         raise Unreadable("not CSL JSON: neither a list of items nor one item")
     ids = set()
     for item in items:
-        value = item.get("id") if isinstance(item, dict) else None
-        if isinstance(value, str):
-            ids.add(value)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            ids.add(str(int(value)) if float(value).is_integer() else str(value))
+        if not isinstance(item, dict):
+            continue
+        for value in item.ids if isinstance(item, _Item) else [item.get("id")]:
+            if isinstance(value, str):
+                ids.add(value)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                ids.add(str(int(value)) if float(value).is_integer() else str(value))
     return ids
 
 
