@@ -413,3 +413,62 @@ def test_a_csl_json_item_with_two_ids_counts_both(tmp_path: Path, order: str) ->
     build = _build(_project(tmp_path, doc))
     assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout, build.stdout
     assert "See @sec-a." in build.stdout and "citation 2" not in build.stdout
+
+
+MARKED_IDS = [
+    "'**sec-2030**'",
+    "'[sec-2030]{.x}'",
+    "'*sec*-2030'",
+    "'`sec`-2030'",
+    "'<span>sec</span>-2030'",
+    "'sec-2030<!-- c -->'",
+    "'sec-2030^[a note]'",
+    "|\n    sec-2030",
+]
+
+
+@pytest.mark.parametrize("ident", MARKED_IDS)
+def test_a_references_id_written_with_markup_is_a_source(tmp_path: Path, ident: str) -> None:
+    """pandoc reads a ``references`` id as plain text (markup dropped): citeproc renders
+    ``@sec-2030`` from it, so the filter judges it."""
+    head = f"references:\n- id: {ident}\n  type: book\n  title: T\n  author: [{{family: Doe}}]"
+    doc = f"---\n{head}\n  issued: 2019\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "citation 2" not in build.stdout
+
+
+STRINGIFY = """\
+function Pandoc(doc)
+  local out = {}
+  for _, ref in ipairs(doc.meta.references) do out[#out + 1] = pandoc.utils.stringify(ref.id) end
+  local f = io.open("ids.txt", "w")
+  f:write(table.concat(out, "\\31"))
+  f:close()
+end
+"""
+
+
+def test_ref_id_reads_an_id_as_pandoc_stringifies_it(tmp_path: Path) -> None:
+    """The filter's reading of each id is pandoc's own (``pandoc.utils.stringify``): emphasis,
+    spans, code, smart quotes, spaces, line breaks, notes, raw HTML."""
+    from citeledger.build.references import ref_id
+
+    idents = [
+        *MARKED_IDS,
+        "'\"sec\"-2030'",
+        "\"'sec'-2030\"",
+        "'sec  2030'",
+        "'sec--2030'",
+        "'[sec](https://example.org)-2030'",
+        "'sec\\\n  2030'",
+        "'![sec](x.png)-2030'",
+        "'$x$-2030'",
+    ]
+    doc = "---\nreferences:\n" + "".join(f"- id: {i}\n  type: book\n" for i in idents) + "---\n"
+    (tmp_path / "doc.md").write_text(doc, encoding="utf-8")
+    (tmp_path / "ids.lua").write_text(STRINGIFY, encoding="utf-8")
+    subprocess.run([PANDOC, "doc.md", "-L", "ids.lua", "-o", "out.txt"], cwd=tmp_path, check=True)
+    theirs = (tmp_path / "ids.txt").read_text(encoding="utf-8").split("\x1f")
+    ours = [ref_id(item) for item in pandoc_json(doc)["meta"]["references"]["c"]]
+    assert ours == theirs

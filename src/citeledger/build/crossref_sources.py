@@ -117,20 +117,14 @@ def _bibliography_ids(name: str, folders: Sequence[Path], keys: Collection[str])
 
 
 def meta_strings(value: Any) -> list[str]:
-    """A metadata value's non-empty strings (a MetaString, MetaInlines, or a list of them): the
-    file names of ``bibliography:``, the ``id`` of a ``references`` entry."""
-    from citeledger.build.citations import plain_text
+    """A metadata value's non-empty strings (a MetaString, MetaInlines, or a list of them), each
+    read as pandoc reads it (``references.meta_text``): the file names of ``bibliography:``,
+    the folders of ``resource-path``."""
+    from citeledger.build.references import meta_text
 
-    if not isinstance(value, dict):
-        return []
-    t, c = value.get("t"), value.get("c")
-    if t == "MetaString" and isinstance(c, str):
-        return [c] if c else []
-    if t == "MetaInlines" and isinstance(c, list):
-        return [text] if (text := plain_text(c)) else []
-    if t == "MetaList" and isinstance(c, list):
-        return [s for item in c for s in meta_strings(item)]
-    return []
+    if isinstance(value, dict) and value.get("t") == "MetaList" and isinstance(value["c"], list):
+        return [s for item in value["c"] for s in meta_strings(item)]
+    return [text] if (text := meta_text(value)) else []
 
 
 def _reference_ids(value: Any) -> set[str]:
