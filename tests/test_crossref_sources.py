@@ -472,3 +472,25 @@ def test_ref_id_reads_an_id_as_pandoc_stringifies_it(tmp_path: Path) -> None:
     theirs = (tmp_path / "ids.txt").read_text(encoding="utf-8").split("\x1f")
     ours = [ref_id(item) for item in pandoc_json(doc)["meta"]["references"]["c"]]
     assert ours == theirs
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_utf16_bibliography_with_a_byte_order_mark_is_read(tmp_path: Path, codec: str) -> None:
+    """pandoc reads a CSL YAML file saved as UTF-16 with a byte-order mark: so does the filter."""
+    head = "references:\n- id: sec-2030\n  type: book\n  title: T\n  author: [{family: Doe}]\n"
+    data = head + "  issued: 2019\n"
+    raw = data.encode(codec) if codec == "utf-16" else b"\xfe\xff" + data.encode(codec)
+    (tmp_path / "refs.yaml").write_bytes(raw)
+    doc = "---\nbibliography: refs.yaml\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "citation 2" not in build.stdout
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-32"])
+def test_ids_in_decodes_by_the_byte_order_mark(codec: str) -> None:
+    from citeledger.build.bib_ids import ids_in
+
+    text = '[{"id": "sec-1", "type": "book"}]'
+    data = ("\ufeff" + text).encode(codec) if codec == "utf-16-le" else text.encode(codec)
+    assert ids_in("refs.json", data, {"sec-1", "sec-2"}) == {"sec-1"}

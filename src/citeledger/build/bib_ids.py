@@ -14,12 +14,16 @@ An id the file holds must never be missed, so each format is read where its ids 
 - the rest (``.ris``, EndNote ``.xml``): pandoc itself converts the file to CSL JSON — a
   subprocess, asked only when a prefixed key is passed over.
 
+A file that starts with a UTF-16 or UTF-32 byte-order mark is decoded first (pandoc's YAML
+reader reads UTF-16 so); a file with no mark is read as UTF-8, as pandoc reads it.
+
 A file that cannot be read or parsed raises ``Unreadable``: then the keys it might hold are
 not known to be cross-references. No network: a URL is the caller's to refuse.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import subprocess
@@ -39,6 +43,7 @@ class Unreadable(Exception):
 
 def ids_in(name: str, data: bytes, keys: Collection[str]) -> set[str]:
     """Which of ``keys`` are ids of the bibliography ``name`` whose bytes are ``data``."""
+    data = _utf8(data)
     suffix = Path(name).suffix.lower()
     if suffix in (".bib", ".bibtex"):
         return {key for key in spelled(data, keys) if _bib_entry(key).search(data)}
@@ -50,6 +55,27 @@ def ids_in(name: str, data: bytes, keys: Collection[str]) -> set[str]:
     if fmt is None:
         raise Unreadable("pandoc reads no bibliography format from that name")
     return set(keys) & _csl_ids(_json(_pandoc_csljson(data, fmt)))
+
+
+#: byte-order marks, UTF-32's first: its little-endian mark starts with UTF-16's
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _utf8(data: bytes) -> bytes:
+    """``data`` as UTF-8 when a byte-order mark says it is UTF-16 or UTF-32: else a key's
+    bytes are not there to be found, and a key pandoc reads would pass as a cross-reference."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(codec).encode("utf-8")
+            except UnicodeDecodeError as e:
+                raise Unreadable(f"not {codec.upper()} as its byte-order mark says: {e}") from None
+    return data
 
 
 def spelled(data: bytes, keys: Collection[str]) -> set[str]:
