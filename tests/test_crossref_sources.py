@@ -494,3 +494,20 @@ def test_ids_in_decodes_by_the_byte_order_mark(codec: str) -> None:
     text = '[{"id": "sec-1", "type": "book"}]'
     data = ("\ufeff" + text).encode(codec) if codec == "utf-16-le" else text.encode(codec)
     assert ids_in("refs.json", data, {"sec-1", "sec-2"}) == {"sec-1"}
+
+
+def test_a_biblatex_file_is_read_as_bibtex(tmp_path: Path) -> None:
+    """pandoc reads ``refs.biblatex`` as BibLaTeX: its key is a source, and a book's reference
+    to another chapter's section is still a cross-reference, with no warning."""
+    (tmp_path / "refs.biblatex").write_text(BIB.replace("fig-2019", "sec-2030"))
+    doc = "---\nbibliography: refs.biblatex\n---\n\nMarkets fell [@sec-2030]. See @sec-method.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "citation 2" not in build.stdout and "could not read" not in build.stderr
+
+
+def test_a_name_the_filter_cannot_read_says_which_it_can() -> None:
+    from citeledger.build.bib_ids import Unreadable, ids_in
+
+    with pytest.raises(Unreadable, match=r"only from a name ending .bib, .bibtex, .biblatex, .js"):
+        ids_in("refs.bin", b"@book{sec-1, title={A}}", {"sec-1"})

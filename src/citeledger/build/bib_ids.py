@@ -4,9 +4,10 @@ cross-reference (``crossref_sources``).
 
 An id the file holds must never be missed, so each format is read where its ids are decoded:
 
-- BibTeX/BibLaTeX (``.bib``, ``.bibtex``): pandoc takes a key as it is written (a ``\\`` or
-  ``{`` in one is an error), so the key's bytes are looked for, then ``@type{key,``; an entry
-  commented out counts too (an extra source only means a citation is judged);
+- BibTeX/BibLaTeX (``.bib``, ``.bibtex``, ``.biblatex``: pandoc's names for them): pandoc
+  takes a key as it is written (a ``\\`` or ``{`` in one is an error), so the key's bytes are
+  looked for, then ``@type{key,``; an entry commented out counts too (an extra source only
+  means a citation is judged);
 - CSL JSON (``.json``) and CSL YAML (``.yaml``): without a ``\\`` (``"sec\\u002d2020"``,
   ``"sec\\x2d2020"``) the id's bytes must be there; else the file is decoded (``json``, YAML's
   safe loader) and its ids read as pandoc reads them: as written, no Markdown. An item with
@@ -34,7 +35,11 @@ from typing import Any
 # a bibliography larger than this is refused (a device or a runaway file is never read whole)
 BIB_LIMIT = 256 * 2**20
 
+_BIBTEX = (".bib", ".bibtex", ".biblatex")
+_CSL = (".json", ".yaml", ".yml")
 _PANDOC_FORMATS = {".ris": "ris", ".xml": "endnotexml"}
+#: the names the filter reads, for a message
+_KNOWN = ", ".join((*_BIBTEX, *_CSL, *_PANDOC_FORMATS))
 
 
 class Unreadable(Exception):
@@ -45,15 +50,15 @@ def ids_in(name: str, data: bytes, keys: Collection[str]) -> set[str]:
     """Which of ``keys`` are ids of the bibliography ``name`` whose bytes are ``data``."""
     data = _utf8(data)
     suffix = Path(name).suffix.lower()
-    if suffix in (".bib", ".bibtex"):
+    if suffix in _BIBTEX:
         return {key for key in spelled(data, keys) if _bib_entry(key).search(data)}
-    if suffix in (".json", ".yaml", ".yml"):
+    if suffix in _CSL:
         if b"\\" not in data and not spelled(data, keys):
             return set()
         return set(keys) & _csl_ids(_json(data) if suffix == ".json" else _yaml(data))
     fmt = _PANDOC_FORMATS.get(suffix)
     if fmt is None:
-        raise Unreadable("pandoc reads no bibliography format from that name")
+        raise Unreadable(f"the filter reads a bibliography only from a name ending {_KNOWN}")
     return set(keys) & _csl_ids(_json(_pandoc_csljson(data, fmt)))
 
 
