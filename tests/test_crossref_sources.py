@@ -511,3 +511,19 @@ def test_a_name_the_filter_cannot_read_says_which_it_can() -> None:
 
     with pytest.raises(Unreadable, match=r"only from a name ending .bib, .bibtex, .biblatex, .js"):
         ids_in("refs.bin", b"@book{sec-1, title={A}}", {"sec-1"})
+
+
+def test_a_bibliography_name_in_two_folders_is_read_in_both(tmp_path: Path) -> None:
+    """The document's ``resource-path`` metadata names ``lib``, pandoc's command line reads
+    ``./refs.json`` first: the filter cannot see which one pandoc reads, so a key either holds
+    is a source (``lib/refs.json`` alone would say ``@sec-2030`` is none)."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "refs.json").write_text('[{"id": "sec-other", "type": "book"}]')
+    entry = '"id": "sec-2030", "type": "book", "author": [{"family": "Doe"}]'
+    (tmp_path / "refs.json").write_text(f'[{{{entry}, "issued": {{"date-parts": [[2019]]}}}}]')
+    head = "bibliography: refs.json\nresource-path: lib"
+    doc = f"---\n{head}\n---\n\nMarkets fell [@sec-2030]. See @sec-other and @sec-a.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc", "--resource-path=.:lib")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "See (sec-other?) [citation 2: not in ledger]" in build.stdout  # the other file's
+    assert "citation 3" not in build.stdout and "could not read" not in build.stderr
