@@ -400,3 +400,130 @@ def test_read_regular_refuses_past_its_limit(tmp_path: Path) -> None:
     assert read_regular(tmp_path / "a", limit=5) == b"12345"
     with pytest.raises(TooLarge):
         read_regular(tmp_path / "a", limit=4)
+
+
+# --- rev3: every id citeproc may read is a source ---
+
+
+@pytest.mark.parametrize("order", ['"sec-2030", "id": "other"', '"other", "id": "sec-2030"'])
+def test_a_csl_json_item_with_two_ids_counts_both(tmp_path: Path, order: str) -> None:
+    """pandoc keeps an item's first ``"id"``, ``json.loads`` its last: either is a source."""
+    (tmp_path / "refs.json").write_text(f'[{{"id": {order}, "type": "book", "title": "T"}}]')
+    doc = "---\nbibliography: refs.json\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n"
+    build = _build(_project(tmp_path, doc))
+    assert "Markets fell [@sec-2030] [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "See @sec-a." in build.stdout and "citation 2" not in build.stdout
+
+
+MARKED_IDS = [
+    "'**sec-2030**'",
+    "'[sec-2030]{.x}'",
+    "'*sec*-2030'",
+    "'`sec`-2030'",
+    "'<span>sec</span>-2030'",
+    "'sec-2030<!-- c -->'",
+    "'sec-2030^[a note]'",
+    "|\n    sec-2030",
+]
+
+
+@pytest.mark.parametrize("ident", MARKED_IDS)
+def test_a_references_id_written_with_markup_is_a_source(tmp_path: Path, ident: str) -> None:
+    """pandoc reads a ``references`` id as plain text (markup dropped): citeproc renders
+    ``@sec-2030`` from it, so the filter judges it."""
+    head = f"references:\n- id: {ident}\n  type: book\n  title: T\n  author: [{{family: Doe}}]"
+    doc = f"---\n{head}\n  issued: 2019\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "citation 2" not in build.stdout
+
+
+STRINGIFY = """\
+function Pandoc(doc)
+  local out = {}
+  for _, ref in ipairs(doc.meta.references) do out[#out + 1] = pandoc.utils.stringify(ref.id) end
+  local f = io.open("ids.txt", "w")
+  f:write(table.concat(out, "\\31"))
+  f:close()
+end
+"""
+
+
+def test_ref_id_reads_an_id_as_pandoc_stringifies_it(tmp_path: Path) -> None:
+    """The filter's reading of each id is pandoc's own (``pandoc.utils.stringify``): emphasis,
+    spans, code, smart quotes, spaces, line breaks, notes, raw HTML."""
+    from citeledger.build.references import ref_id
+
+    idents = [
+        *MARKED_IDS,
+        "'\"sec\"-2030'",
+        "\"'sec'-2030\"",
+        "'sec  2030'",
+        "'sec--2030'",
+        "'[sec](https://example.org)-2030'",
+        "'sec\\\n  2030'",
+        "'![sec](x.png)-2030'",
+        "'$x$-2030'",
+    ]
+    doc = "---\nreferences:\n" + "".join(f"- id: {i}\n  type: book\n" for i in idents) + "---\n"
+    (tmp_path / "doc.md").write_text(doc, encoding="utf-8")
+    (tmp_path / "ids.lua").write_text(STRINGIFY, encoding="utf-8")
+    subprocess.run([PANDOC, "doc.md", "-L", "ids.lua", "-o", "out.txt"], cwd=tmp_path, check=True)
+    theirs = (tmp_path / "ids.txt").read_text(encoding="utf-8").split("\x1f")
+    ours = [ref_id(item) for item in pandoc_json(doc)["meta"]["references"]["c"]]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_utf16_bibliography_with_a_byte_order_mark_is_read(tmp_path: Path, codec: str) -> None:
+    """pandoc reads a CSL YAML file saved as UTF-16 with a byte-order mark: so does the filter."""
+    head = "references:\n- id: sec-2030\n  type: book\n  title: T\n  author: [{family: Doe}]\n"
+    data = head + "  issued: 2019\n"
+    raw = data.encode(codec) if codec == "utf-16" else b"\xfe\xff" + data.encode(codec)
+    (tmp_path / "refs.yaml").write_bytes(raw)
+    doc = "---\nbibliography: refs.yaml\n---\n\nMarkets fell [@sec-2030]. See @sec-a.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "citation 2" not in build.stdout
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-32"])
+def test_ids_in_decodes_by_the_byte_order_mark(codec: str) -> None:
+    from citeledger.build.bib_ids import ids_in
+
+    text = '[{"id": "sec-1", "type": "book"}]'
+    data = ("\ufeff" + text).encode(codec) if codec == "utf-16-le" else text.encode(codec)
+    assert ids_in("refs.json", data, {"sec-1", "sec-2"}) == {"sec-1"}
+
+
+def test_a_biblatex_file_is_read_as_bibtex(tmp_path: Path) -> None:
+    """pandoc reads ``refs.biblatex`` as BibLaTeX: its key is a source, and a book's reference
+    to another chapter's section is still a cross-reference, with no warning."""
+    (tmp_path / "refs.biblatex").write_text(BIB.replace("fig-2019", "sec-2030"))
+    doc = "---\nbibliography: refs.biblatex\n---\n\nMarkets fell [@sec-2030]. See @sec-method.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "citation 2" not in build.stdout and "could not read" not in build.stderr
+
+
+def test_a_name_the_filter_cannot_read_says_which_it_can() -> None:
+    from citeledger.build.bib_ids import Unreadable, ids_in
+
+    with pytest.raises(Unreadable, match=r"only from a name ending .bib, .bibtex, .biblatex, .js"):
+        ids_in("refs.bin", b"@book{sec-1, title={A}}", {"sec-1"})
+
+
+def test_a_bibliography_name_in_two_folders_is_read_in_both(tmp_path: Path) -> None:
+    """The document's ``resource-path`` metadata names ``lib``, pandoc's command line reads
+    ``./refs.json`` first: the filter cannot see which one pandoc reads, so a key either holds
+    is a source (``lib/refs.json`` alone would say ``@sec-2030`` is none)."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "refs.json").write_text('[{"id": "sec-other", "type": "book"}]')
+    entry = '"id": "sec-2030", "type": "book", "author": [{"family": "Doe"}]'
+    (tmp_path / "refs.json").write_text(f'[{{{entry}, "issued": {{"date-parts": [[2019]]}}}}]')
+    head = "bibliography: refs.json\nresource-path: lib"
+    doc = f"---\n{head}\n---\n\nMarkets fell [@sec-2030]. See @sec-other and @sec-a.\n"
+    build = _build(_project(tmp_path, doc), "--citeproc", "--resource-path=.:lib")
+    assert "Markets fell (Doe 2019) [citation 1: not in ledger]." in build.stdout, build.stdout
+    assert "See (sec-other?) [citation 2: not in ledger]" in build.stdout  # the other file's
+    assert "citation 3" not in build.stdout and "could not read" not in build.stderr

@@ -4,14 +4,19 @@ cross-reference (``crossref_sources``).
 
 An id the file holds must never be missed, so each format is read where its ids are decoded:
 
-- BibTeX/BibLaTeX (``.bib``, ``.bibtex``): pandoc takes a key as it is written (a ``\\`` or
-  ``{`` in one is an error), so the key's bytes are looked for, then ``@type{key,``; an entry
-  commented out counts too (an extra source only means a citation is judged);
+- BibTeX/BibLaTeX (``.bib``, ``.bibtex``, ``.biblatex``: pandoc's names for them): pandoc
+  takes a key as it is written (a ``\\`` or ``{`` in one is an error), so the key's bytes are
+  looked for, then ``@type{key,``; an entry commented out counts too (an extra source only
+  means a citation is judged);
 - CSL JSON (``.json``) and CSL YAML (``.yaml``): without a ``\\`` (``"sec\\u002d2020"``,
   ``"sec\\x2d2020"``) the id's bytes must be there; else the file is decoded (``json``, YAML's
-  safe loader) and its ids read as pandoc reads them: as written, no Markdown;
+  safe loader) and its ids read as pandoc reads them: as written, no Markdown. An item with
+  two ``"id"`` members counts both (pandoc keeps the first, ``json`` the last);
 - the rest (``.ris``, EndNote ``.xml``): pandoc itself converts the file to CSL JSON — a
   subprocess, asked only when a prefixed key is passed over.
+
+A file that starts with a UTF-16 or UTF-32 byte-order mark is decoded first (pandoc's YAML
+reader reads UTF-16 so); a file with no mark is read as UTF-8, as pandoc reads it.
 
 A file that cannot be read or parsed raises ``Unreadable``: then the keys it might hold are
 not known to be cross-references. No network: a URL is the caller's to refuse.
@@ -19,6 +24,7 @@ not known to be cross-references. No network: a URL is the caller's to refuse.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import subprocess
@@ -29,7 +35,11 @@ from typing import Any
 # a bibliography larger than this is refused (a device or a runaway file is never read whole)
 BIB_LIMIT = 256 * 2**20
 
+_BIBTEX = (".bib", ".bibtex", ".biblatex")
+_CSL = (".json", ".yaml", ".yml")
 _PANDOC_FORMATS = {".ris": "ris", ".xml": "endnotexml"}
+#: the names the filter reads, for a message
+_KNOWN = ", ".join((*_BIBTEX, *_CSL, *_PANDOC_FORMATS))
 
 
 class Unreadable(Exception):
@@ -38,17 +48,39 @@ class Unreadable(Exception):
 
 def ids_in(name: str, data: bytes, keys: Collection[str]) -> set[str]:
     """Which of ``keys`` are ids of the bibliography ``name`` whose bytes are ``data``."""
+    data = _utf8(data)
     suffix = Path(name).suffix.lower()
-    if suffix in (".bib", ".bibtex"):
+    if suffix in _BIBTEX:
         return {key for key in spelled(data, keys) if _bib_entry(key).search(data)}
-    if suffix in (".json", ".yaml", ".yml"):
+    if suffix in _CSL:
         if b"\\" not in data and not spelled(data, keys):
             return set()
         return set(keys) & _csl_ids(_json(data) if suffix == ".json" else _yaml(data))
     fmt = _PANDOC_FORMATS.get(suffix)
     if fmt is None:
-        raise Unreadable("pandoc reads no bibliography format from that name")
+        raise Unreadable(f"the filter reads a bibliography only from a name ending {_KNOWN}")
     return set(keys) & _csl_ids(_json(_pandoc_csljson(data, fmt)))
+
+
+#: byte-order marks, UTF-32's first: its little-endian mark starts with UTF-16's
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _utf8(data: bytes) -> bytes:
+    """``data`` as UTF-8 when a byte-order mark says it is UTF-16 or UTF-32: else a key's
+    bytes are not there to be found, and a key pandoc reads would pass as a cross-reference."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(codec).encode("utf-8")
+            except UnicodeDecodeError as e:
+                raise Unreadable(f"not {codec.upper()} as its byte-order mark says: {e}") from None
+    return data
 
 
 def spelled(data: bytes, keys: Collection[str]) -> set[str]:
@@ -73,9 +105,21 @@ def _bib_entry(key: str) -> re.Pattern[bytes]:
     return re.compile(rb"@\s*\w+\s*[{(]\s*" + re.escape(key.encode()) + rb"\s*,")
 
 
+class _Item(dict[str, Any]):
+    """A JSON object, and every value of its ``id`` members (``ids``), duplicates included."""
+
+    ids: list[Any]
+
+
+def _item(pairs: list[tuple[str, Any]]) -> _Item:
+    item = _Item(pairs)
+    item.ids = [value for name, value in pairs if name == "id"]
+    return item
+
+
 def _json(data: bytes) -> Any:
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        return json.loads(data.decode("utf-8-sig"), object_pairs_hook=_item)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise Unreadable(f"not CSL JSON: {e}") from None
 
@@ -94,18 +138,21 @@ def _yaml(data: bytes) -> Any:
 
 
 def _csl_ids(items: Any) -> set[str]:
-    """The ``id`` of every item of a CSL JSON list (a number id is its digits, as in pandoc)."""
+    """The ``id`` of every item of a CSL JSON list (a number id is its digits, as in pandoc;
+    every ``id`` of an item that has more than one: either may be the one citeproc reads)."""
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list):
         raise Unreadable("not CSL JSON: neither a list of items nor one item")
     ids = set()
     for item in items:
-        value = item.get("id") if isinstance(item, dict) else None
-        if isinstance(value, str):
-            ids.add(value)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            ids.add(str(int(value)) if float(value).is_integer() else str(value))
+        if not isinstance(item, dict):
+            continue
+        for value in item.ids if isinstance(item, _Item) else [item.get("id")]:
+            if isinstance(value, str):
+                ids.add(value)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                ids.add(str(int(value)) if float(value).is_integer() else str(value))
     return ids
 
 

@@ -99,38 +99,49 @@ def _folders(meta: Mapping[str, Any], folders: Sequence[Path]) -> list[Path]:
 
 
 def _bibliography_ids(name: str, folders: Sequence[Path], keys: Collection[str]) -> set[str]:
-    """Which of ``keys`` the bibliography ``name`` holds; ``Unreadable`` when it is no file
-    the filter can read (pandoc may still: a URL, a folder of its ``--resource-path``)."""
+    """Which of ``keys`` the bibliography ``name`` holds, in every one of ``folders`` it is in:
+    pandoc may read any of them (its ``--resource-path`` option is not the filter's to see), so
+    a key any of them holds is a source. ``Unreadable`` when one is no file the filter can read
+    (pandoc may still: a URL, a folder of its ``--resource-path``)."""
     if "://" in name:
         raise Unreadable("a URL: the build never fetches anything")
     path = Path(name).expanduser()
+    found: set[str] = set()
+    read: set[Path] = set()
     for candidate in [path] if path.is_absolute() else [f / path for f in folders]:
-        if file_kind(candidate) == "missing":
+        if found >= set(keys):
+            break
+        if file_kind(candidate) == "missing" or (real := _real(candidate)) in read:
             continue
+        read.add(real)
         try:
             data = read_regular(candidate, limit=BIB_LIMIT)  # never a FIFO, a device, a runaway
         except OSError as e:
             raise Unreadable(f"{candidate}: {e.strerror or e}") from None
-        return ids_in(name, data, keys)
+        found |= ids_in(name, data, set(keys) - found)
+    if read:
+        return found
     where = ", ".join(str(f) for f in folders) if not path.is_absolute() else str(path)
     raise Unreadable(f"not found in {where}")
 
 
-def meta_strings(value: Any) -> list[str]:
-    """A metadata value's non-empty strings (a MetaString, MetaInlines, or a list of them): the
-    file names of ``bibliography:``, the ``id`` of a ``references`` entry."""
-    from citeledger.build.citations import plain_text
+def _real(path: Path) -> Path:
+    """One name for one file: the same file reached from two folders is read once."""
+    try:
+        return path.resolve()
+    except OSError:
+        return path
 
-    if not isinstance(value, dict):
-        return []
-    t, c = value.get("t"), value.get("c")
-    if t == "MetaString" and isinstance(c, str):
-        return [c] if c else []
-    if t == "MetaInlines" and isinstance(c, list):
-        return [text] if (text := plain_text(c)) else []
-    if t == "MetaList" and isinstance(c, list):
-        return [s for item in c for s in meta_strings(item)]
-    return []
+
+def meta_strings(value: Any) -> list[str]:
+    """A metadata value's non-empty strings (a MetaString, MetaInlines, or a list of them), each
+    read as pandoc reads it (``references.meta_text``): the file names of ``bibliography:``,
+    the folders of ``resource-path``."""
+    from citeledger.build.references import meta_text
+
+    if isinstance(value, dict) and value.get("t") == "MetaList" and isinstance(value["c"], list):
+        return [s for item in value["c"] for s in meta_strings(item)]
+    return [text] if (text := meta_text(value)) else []
 
 
 def _reference_ids(value: Any) -> set[str]:

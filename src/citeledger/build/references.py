@@ -35,14 +35,37 @@ def to_meta(value: Any) -> dict[str, Any]:
 
 
 def ref_id(item: Mapping[str, Any]) -> str | None:
-    if item.get("t") != "MetaMap":
+    """A ``references`` entry's ``id`` as citeproc reads it (``meta_text``)."""
+    if item.get("t") != "MetaMap" or not isinstance(item.get("c"), Mapping):
         return None
-    ident = item["c"].get("id", {})
-    if ident.get("t") == "MetaString":
-        return str(ident["c"])
-    if ident.get("t") == "MetaInlines":
-        return "".join(x.get("c", "") for x in ident["c"] if x.get("t") == "Str")
+    return meta_text(item["c"].get("id"))
+
+
+def meta_text(value: Any) -> str | None:
+    """A metadata value as plain text, the way pandoc's ``stringify`` reads it: markup dropped
+    (``**sec-2020**``, ``[sec-2020]{.x}`` are ``sec-2020``), quotes curly, a space one space;
+    a list's items joined by spaces, as citeproc joins them. None when it holds no text."""
+    from citeledger.build.sentences import raw_text
+
+    if not isinstance(value, Mapping):
+        return None
+    t, c = value.get("t"), value.get("c")
+    if t == "MetaString" and isinstance(c, str):
+        return c
+    if t == "MetaInlines" and isinstance(c, list):
+        return raw_text(c)
+    if t == "MetaBlocks" and isinstance(c, list):  # ``id: |`` — each block's text, run together
+        return "".join(
+            raw_text(b["c"]) for b in c if isinstance(b, Mapping) and b.get("t") in _PROSE
+        )
+    if t == "MetaList" and isinstance(c, list):
+        texts = [meta_text(v) for v in c]
+        return " ".join(x for x in texts if x is not None)
     return None
+
+
+#: blocks whose content is a list of inlines
+_PROSE = ("Para", "Plain")
 
 
 #: CSL variables that name a work or an address: in an entry, only the identifier's own.
