@@ -261,16 +261,23 @@ def _first_path(root: Path, digest: str) -> Path:
 def _holds_body(root: Path, first: Path, body_sha: str) -> bool:
     """Whether the store's file ``first``, read through the gate, captures a body of digest
     ``body_sha`` (else a new capture is written beside it; the file is left as it is)."""
-    from warcio.archiveiterator import ArchiveIterator
-
     try:
-        data = read_store_file(root, first.relative_to(root).as_posix())
-        for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
-            if record.rec_type in ("response", "resource"):
-                return bool(sha256_hex(record.raw_stream.read()) == body_sha)
+        body = captured_body(read_store_file(root, first.relative_to(root).as_posix()))
     except Exception:  # unreadable, or no WARC (warcio raises kinds of its own): not it
         return False
-    return False
+    return body is not None and sha256_hex(body) == body_sha
+
+
+def captured_body(data: bytes) -> bytes | None:
+    """The body of a WARC file's capture (its response or resource record), or None: how a
+    revisit's first capture is read, by the writer checking it and the reader judging it."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
+        if record.rec_type in ("response", "resource"):
+            body: bytes = record.raw_stream.read()
+            return body
+    return None
 
 
 def _write_records(
@@ -961,16 +968,10 @@ class EvidenceReader:
     def _payload_of(self, path: Path, ev: LoadedEvidence) -> bytes | None:
         """The body of the first capture at ``path`` (in the store's real folder), read
         through the gate as the file naming it was; ``StoreFileError`` when it is not read."""
-        from warcio.archiveiterator import ArchiveIterator
-
         rel = path.relative_to(self.files.real_root).as_posix()
         data = self.files.read(rel)
         ev.files[rel] = sha256_hex(data)
-        for record in ArchiveIterator(io.BytesIO(data), check_digests=False):
-            if record.rec_type in ("response", "resource"):
-                body: bytes = record.raw_stream.read()
-                return body
-        return None
+        return captured_body(data)
 
 
 # The extractor's record, as ``put`` writes it: each field and the types it may hold.
