@@ -94,7 +94,7 @@ from citeledger.build.names import UNVERIFIED_MARKED_CLASS as UNVERIFIED_MARKED_
 from citeledger.build.pinpoints import Locator as Locator
 from citeledger.build.pinpoints import parse_locator as parse_locator
 from citeledger.build.pinpoints import unread_pinpoint
-from citeledger.build.raw import raw_citations, raw_problem
+from citeledger.build.raw import raw_element_citations, raw_problem
 from citeledger.build.sentences import (
     Flat,
     claim_text,
@@ -845,15 +845,10 @@ class _Walker:
         """Record each citation written as a raw command (``raw_citations``): a breakdown the
         document itself shows (``CitationRef.problem``), its flag and callout where a Cite's
         would be (a raw block's after it). ``block``: the block holding a RawInline."""
-        c = node.get("c")
-        if not (isinstance(c, list) and len(c) == 2):
-            return
-        fmt, text = c
-        if not (isinstance(fmt, str) and isinstance(text, str)):
-            return
-        found = raw_citations(fmt, text, self.prefixes)
+        found = raw_element_citations(node.get("c"), self.prefixes)
         if not found:
             return
+        fmt, text = node["c"]
         claim = squash(text) if block is None else self._sentence(block, node)
         for raw in found:
             self.occurrence += 1

@@ -34,6 +34,18 @@ class RawCitation(NamedTuple):
     command: str  # the command as written, to show the writer what to replace
 
 
+def raw_element_citations(content: object, prefixes: tuple[str, ...] = ()) -> list[RawCitation]:
+    """``raw_citations`` of a RawInline's or RawBlock's content (``[format, text]`` in pandoc's
+    JSON); none for any other shape: the one reading of a raw element, for the walk, the
+    splitter and the re-run's undo."""
+    if not (isinstance(content, list) and len(content) == 2):
+        return []
+    fmt, text = content
+    if not (isinstance(fmt, str) and isinstance(text, str)):
+        return []
+    return raw_citations(fmt, text, prefixes)
+
+
 def raw_citations(fmt: str, text: str, prefixes: tuple[str, ...] = ()) -> list[RawCitation]:
     """The citations written as raw TeX or typst commands (``\\citep[p.~4]{key}``,
     ``#cite(<key>)``): printed to the reader, yet no ``Cite`` — so nothing can check them."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from citeledger.build.hidden import span_classes
 from citeledger.build.names import FILTER_WORDS, is_tool_output
-from citeledger.build.raw import raw_citations
+from citeledger.build.raw import raw_element_citations
 from citeledger.sentence_end import ATTACHED, HARD_BREAK, sentence_ends
 from citeledger.sentence_end import sentence_spans as sentence_spans
 
@@ -171,17 +171,12 @@ def _inlines(inlines: Sequence[Any], flat: Flat, at: _In) -> None:
             flat.add(NOTE_MARK, NOTE, prov=prov, unverified=unv, claim=False)
         elif t == "RawInline":  # not prose; marked: a raw citation command's claim is here
             flat.marks[id(node)] = len(flat.chars)
-            if not at.in_link and _raw_cites(c, at.prefixes):  # a declared citation: provenance
+            # a declared citation: provenance
+            if not at.in_link and raw_element_citations(c, at.prefixes):
                 flat.add(" ", MUTED, prov=True, unverified=unv, claim=False)
         # Image (alt text): not prose
     if run:
         flat.add("".join(run), kind, unverified=unv, claim=words)
-
-
-def _raw_cites(c: Any, prefixes: tuple[str, ...]) -> bool:
-    if not (isinstance(c, list) and len(c) == 2 and isinstance(c[1], str)):
-        return False
-    return bool(raw_citations(str(c[0]), c[1], prefixes))
 
 
 def old_figure_caption(block: Mapping[str, Any]) -> list[Any] | None:

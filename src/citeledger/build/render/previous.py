@@ -57,7 +57,7 @@ from citeledger.build.citations import (
 )
 from citeledger.build.hidden import revealed
 from citeledger.build.names import BANNER_CLASS, VERSION_CLASS
-from citeledger.build.raw import raw_citations
+from citeledger.build.raw import raw_element_citations
 
 Json = Any
 
@@ -387,7 +387,7 @@ def _restore_selector(item: Json, selector: str) -> None:
 
 def _has_cite(node: Json, prefixes: tuple[str, ...]) -> bool:
     """Does ``node`` hold a citation the scan judges: a ``Cite``, or a raw TeX or typst command
-    (``raw.raw_citations``), so that the undo keeps it with the writer's words?"""
+    (``raw.raw_element_citations``), so that the undo keeps it with the writer's words?"""
     if isinstance(node, list):
         return any(_has_cite(child, prefixes) for child in node)
     if isinstance(node, dict):
@@ -395,10 +395,7 @@ def _has_cite(node: Json, prefixes: tuple[str, ...]) -> bool:
         if t == "Cite":
             return True
         if t in ("RawInline", "RawBlock"):
-            c = node.get("c")
-            if not (isinstance(c, list) and len(c) == 2):
-                return False
-            return bool(raw_citations(str(c[0]), str(c[1]), prefixes))
+            return bool(raw_element_citations(node.get("c"), prefixes))
         return any(
             _has_cite(child, prefixes) for child in node.values() if isinstance(child, (list, dict))
         )
